@@ -1,0 +1,67 @@
+"""The one exception hierarchy of journal-agent.
+
+Every error the library raises on purpose is a ``JournalAgentError``; the CLI turns it into a
+one-line message and the contract's exit code (``exit_code``: 2 for a refusal, 1 otherwise)::
+
+    JournalAgentError
+    ├── VaultError                 the vault cannot be opened or understood      (exit 1)
+    │   ├── VaultNotFound          the path does not exist or is not a folder
+    │   ├── NotAVault              a folder, but no Logseq/Obsidian/Markdown vault in it
+    │   └── ConfigError            config.edn / daily-notes.json / plugin settings are malformed
+    ├── PageError                  one page file cannot be read                  (exit 1)
+    │   └── UnreadablePage         not UTF-8 text, binary, or an I/O error
+    └── Refused                    bad input or a guest rule; nothing written    (exit 2)
+        ├── BadDateFormat          a journal date format that is unusable or leaves the vault
+        ├── BadPageName            a page name that cannot be stored as a file
+        └── PageNotFound           a topic that is not a page of the vault
+"""
+
+from __future__ import annotations
+
+
+class JournalAgentError(Exception):
+    """Base of every error journal-agent raises on purpose."""
+
+    exit_code = 1
+
+
+class VaultError(JournalAgentError):
+    """The vault cannot be opened or understood."""
+
+
+class VaultNotFound(VaultError):
+    """The vault path does not exist or is not a folder."""
+
+
+class NotAVault(VaultError):
+    """The folder holds no Logseq graph, Obsidian vault or Markdown notes."""
+
+
+class ConfigError(VaultError):
+    """A settings file of the vault is malformed or holds an unusable value."""
+
+
+class PageError(JournalAgentError):
+    """One page file cannot be read."""
+
+
+class UnreadablePage(PageError):
+    """A page file is not UTF-8 text (binary, another encoding) or cannot be read."""
+
+
+class Refused(JournalAgentError):
+    """Bad input or a guest rule: the request was refused and nothing was written."""
+
+    exit_code = 2
+
+
+class BadDateFormat(Refused):
+    """A journal date format is unusable, or would put journal files outside the vault."""
+
+
+class BadPageName(Refused):
+    """A page name cannot be stored as a file of this vault."""
+
+
+class PageNotFound(Refused):
+    """A topic named by the user is not a page of the vault."""
