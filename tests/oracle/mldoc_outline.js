@@ -1,0 +1,98 @@
+// Logseq's own parser as a test oracle. Reads {"texts": [string, ...]} on stdin and prints, for
+// each text, what Logseq's file graph makes of it: the page properties' refs and, for every block
+// (mldoc "Heading" node), its 0-based line, its level, its task marker and the page names it
+// references (inline refs of its title and body, and property-value refs as Logseq's graph
+// parser adds them: comma-separated values of alias/tags, page refs of other values).
+const {Mldoc} = require('mldoc');
+const CONFIG = JSON.stringify({toc: false, parse_outline_only: false, heading_number: false,
+  keep_line_break: true, format: "Markdown", heading_to_list: false,
+  exporting_keep_properties: true, inline_type_with_pos: false,
+  export_md_remove_options: [], hiccup_in_block: true});
+const COMMA = new Set(["alias", "tags"]);
+const NO_REFS = new Set(["id", "collapsed", "title", "filters", "public", "icon"]);
+const CODE = new Set(["Src", "Example", "Code", "Latex_Fragment", "Latex_Environment", "Raw_Html",
+  "Inline_Html", "Export_Snippet", "Verbatim", "Comment", "Displayed_Math", "Custom"]);
+
+function inlineText(nodes) {
+  return nodes.map(n => n[0] === "Plain" ? n[1] : n[0] === "Link" ? n[1].full_text : "").join("");
+}
+
+function collect(x, acc) {
+  if (!Array.isArray(x)) {
+    if (x && typeof x === "object") for (const k in x) collect(x[k], acc);
+    return acc;
+  }
+  const tag = x[0];
+  if (typeof tag === "string" && CODE.has(tag)) return acc;
+  if (tag === "Tag") {
+    const parts = x[1];
+    if (parts.length === 1 && parts[0][0] === "Link" && parts[0][1].url[0] === "Page_ref") acc.push(parts[0][1].url[1]);
+    else acc.push(inlineText(parts));
+    return acc;
+  }
+  if (tag === "Link") {
+    const url = x[1].url;
+    if (url[0] === "Page_ref") acc.push(url[1]);
+    if (url[0] === "Block_ref") acc.push("((" + url[1].toLowerCase() + "))");
+    return acc;
+  }
+  if (tag === "Nested_link") {
+    acc.push(x[1].content.slice(2, -2));
+    for (const c of x[1].children) if (c[0] === "Nested_link") acc.push(c[1].content.slice(2, -2));
+    return acc;
+  }
+  if (tag === "Macro" && x[1].name === "embed") {
+    const arg = (x[1].arguments[0] || "").trim();
+    if (arg.startsWith("[[") && arg.endsWith("]]")) acc.push(arg.slice(2, -2));
+    if (arg.startsWith("((") && arg.endsWith("))")) acc.push(arg.toLowerCase());
+    return acc;
+  }
+  if (tag === "Property_Drawer") { propertyRefs(x[1], acc); return acc; }
+  for (const y of x) collect(y, acc);
+  return acc;
+}
+
+function propertyRefs(props, acc) {
+  for (const [key, value, refs] of props) {
+    const k = key.toLowerCase().replace(/_/g, "-");
+    if (NO_REFS.has(k)) continue;
+    if (COMMA.has(k)) {
+      for (let item of value.split(",")) {
+        item = item.trim().replace(/^#/, "");
+        if (item.startsWith("[[") && item.endsWith("]]")) item = item.slice(2, -2);
+        if (item.trim()) acc.push(item.trim());
+      }
+    } else collect(refs, acc);
+  }
+}
+
+function outline(text) {
+  const bytes = Buffer.from(text, "utf8");
+  const lineOf = pos => { let n = 0; for (let i = 0; i < pos; i++) if (bytes[i] === 10) n++; return n; };
+  const nodes = JSON.parse(Mldoc.parseJson(text, CONFIG));
+  const result = {page_refs: [], blocks: []};
+  let current = null;
+  for (const [node, pos] of nodes) {
+    if (node[0] === "Heading") {
+      const h = node[1];
+      current = {line: lineOf(pos.start_pos), level: h.level, marker: h.marker || null,
+                 refs: collect(h.title, [])};
+      result.blocks.push(current);
+    } else if (current) {
+      collect(node, current.refs);
+    } else if (node[0] === "Property_Drawer") {
+      propertyRefs(node[1], result.page_refs);
+    }
+  }
+  for (const b of result.blocks) b.refs.sort();
+  result.page_refs.sort();
+  return result;
+}
+
+let input = "";
+process.stdin.on("data", d => input += d);
+process.stdin.on("end", () => {
+  const {texts} = JSON.parse(input);
+  // mldoc does not strip a byte-order mark; Logseq reads files without it.
+  process.stdout.write(JSON.stringify(texts.map(t => outline(t.replace(/^\uFEFF/, "")))));
+});
