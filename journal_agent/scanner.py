@@ -391,21 +391,24 @@ def _read_property(body: str, lineno: int, block: Block, outline: Outline,
     if key in _NO_REF_PROPERTIES:
         return True
     if key in comma_properties:
-        for item in value.split(","):
-            name = _strip_ref_syntax(item.strip())
-            if name:
-                refs.append(Ref(name, "property", lineno))
+        refs.extend(Ref(name, "property", lineno) for name in split_property_list(value))
     else:
         _logseq_refs(value, lineno, refs, "property")
     return True
 
 
-def _strip_ref_syntax(item: str) -> str:
-    if item.startswith("#"):
-        item = item[1:]
-    if item.startswith("[[") and item.endswith("]]"):
-        item = item[2:-2]
-    return item.strip()
+def split_property_list(value: str) -> list[str]:
+    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``)."""
+    names = []
+    for item in value.split(","):
+        item = item.strip()
+        if item.startswith("#"):
+            item = item[1:]
+        if item.startswith("[[") and item.endswith("]]"):
+            item = item[2:-2]
+        if item.strip():
+            names.append(item.strip())
+    return names
 
 
 def _scan_wiki(lines: list[str]) -> Outline:
