@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, unquote
 
+from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .scanner import COMMA_PROPERTIES, Syntax
 
@@ -36,7 +37,7 @@ class Settings:
 
     journal_dir: str  # relative folder of journal pages ("" = vault root)
     journal_file_format: str  # date pattern of a journal file's path below journal_dir
-    date_dialect: str  # "logseq" (cljs-time/date-fns letters) or "moment"
+    date_dialect: Dialect  # "logseq" (cljs-time/date-fns letters) or "moment"
     journal_title_format: str | None = None  # Logseq: the journal page title pattern
     pages_dir: str | None = None  # Logseq: folder of non-journal pages
     file_name_format: str = "triple-lowbar"  # Logseq: "triple-lowbar" or "legacy"

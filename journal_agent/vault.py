@@ -53,7 +53,7 @@ class Vault:
         self.root = root
         self.flavor = flavor
         self.settings = settings
-        self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)  # type: ignore[arg-type]
+        self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)
         self._check_journal_format()
 
     def __repr__(self) -> str:
@@ -70,7 +70,7 @@ class Vault:
     @cached_property
     def _old_formats(self) -> list[DateFormat]:
         return [
-            DateFormat(f, self.settings.date_dialect)  # type: ignore[arg-type]
+            DateFormat(f, self.settings.date_dialect)
             for f in self.settings.old_file_formats
             if f != self.settings.journal_file_format
         ]
@@ -254,6 +254,6 @@ def read_own_config(root: Path) -> dict[str, Any]:
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return dict(tomllib.loads(path.read_text(encoding="utf-8")))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from exc

@@ -1,0 +1,49 @@
+"""Shared fixtures: every test that writes works on a copy of a vault under tmp_path."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE_VAULT = ROOT / "sample_vault"
+FIXTURE_VAULTS = Path(__file__).resolve().parent / "vaults"
+
+
+@pytest.fixture(autouse=True)
+def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith("JOURNAL_AGENT_"):
+            monkeypatch.delenv(key)
+
+
+def copy_vault(src: Path, tmp_path: Path) -> Path:
+    dest = tmp_path / src.name
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
+@pytest.fixture
+def logseq_vault(tmp_path: Path) -> Path:
+    """A writable copy of sample_vault/ (a Logseq file graph)."""
+    return copy_vault(SAMPLE_VAULT, tmp_path)
+
+
+@pytest.fixture
+def obsidian_vault(tmp_path: Path) -> Path:
+    return copy_vault(FIXTURE_VAULTS / "obsidian", tmp_path)
+
+
+@pytest.fixture
+def markdown_vault(tmp_path: Path) -> Path:
+    return copy_vault(FIXTURE_VAULTS / "markdown", tmp_path)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root with its bytes: to prove a refusal changed nothing."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

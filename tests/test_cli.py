@@ -1,0 +1,121 @@
+"""The command line: exact output, exit codes and one-line errors (the CLI contract)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import journal_agent
+from journal_agent.cli import COMMANDS, _parser, main
+
+from .conftest import SAMPLE_VAULT
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out == f"journal-agent {journal_agent.__version__}\n"
+
+
+def test_help_has_an_example_for_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, (summary, example) in COMMANDS.items():
+        assert summary in text and example in text and example.startswith(f"journal-agent {name}")
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_command_has_help(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    text = capsys.readouterr().out
+    assert COMMANDS[name][1] in text and "--vault" in text and "--json" in text
+
+
+def test_pages_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "pages", "--vault", str(SAMPLE_VAULT), "--json")
+    assert (code, err) == (0, "")
+    pages = json.loads(out)["pages"]
+    assert {"title": "Atlas Migration", "path": "pages/Atlas Migration.md",
+            "aliases": ["Atlas", "Project Atlas"]} in pages
+    assert {"title": "Nov 24th, 2026", "path": "journals/2026_11_24.md", "aliases": []} in pages
+    assert set(json.loads(out)) == {"pages"}
+
+
+def test_pages_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "pages", "--vault", str(SAMPLE_VAULT))
+    lines = out.splitlines()
+    assert code == 0 and lines[0].split() == ["title", "path", "aliases"]
+    row = next(line for line in lines if line.startswith("Projects/Atlas Dashboard "))
+    assert row.split("  ")[-1].strip() == "pages/Projects___Atlas Dashboard.md"
+
+
+def test_info(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "info", "--vault", str(SAMPLE_VAULT), "--date", "2026-11-24", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["journal_page"] == "journals/2026_11_24.md"
+    assert data["journal_title"] == "Nov 24th, 2026" and data["journal_exists"] is True
+
+
+def test_vault_from_environment(capsys: pytest.CaptureFixture[str],
+                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JOURNAL_AGENT_VAULT", str(SAMPLE_VAULT))
+    code, out, _ = run(capsys, "info", "--date", "2026-11-29", "--json")
+    assert code == 0 and json.loads(out)["flavor"] == "logseq"
+
+
+def test_missing_vault_is_exit_1_with_one_line(capsys: pytest.CaptureFixture[str],
+                                               tmp_path: Path) -> None:
+    code, out, err = run(capsys, "pages", "--vault", str(tmp_path / "nope"))
+    assert (code, out) == (1, "")
+    assert err == f"journal-agent: {tmp_path / 'nope'}: no such folder\n"
+
+
+def test_bad_date_is_refused_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "info", "--vault", str(SAMPLE_VAULT), "--date", "29/11/2026")
+    assert code == 2
+    assert err == "journal-agent: date '29/11/2026' is not a day in the form YYYY-MM-DD\n"
+
+
+def test_unreadable_page_is_a_warning_on_stderr(capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Path) -> None:
+    (tmp_path / "journals").mkdir()
+    (tmp_path / "note.md").write_bytes(b"caf\xe9\n")
+    code, out, err = run(capsys, "pages", "--vault", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out) == {"pages": []}
+    assert err == ("journal-agent: warning: note.md: not UTF-8 text (invalid byte at offset 3);"
+                   " skipped\n")
+
+
+def test_console_script_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "journal_agent", "--version"],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.startswith("journal-agent ")
+
+
+def test_parser_commands_match_handlers() -> None:
+    from journal_agent.cli import HANDLERS
+
+    assert set(HANDLERS) == set(COMMANDS)
+    assert _parser().prog == "journal-agent"
+
+
+def test_hook_commands_import_nothing_heavy() -> None:
+    """Start-up stays fast: importing the package must not pull yaml, edn, networkx, httpx..."""
+    code = ("import sys, journal_agent.cli; heavy = {'yaml', 'edn_format', 'networkx', 'httpx',"
+            " 'mistune', 'watchdog', 'rapidfuzz', 'dateutil'}; print(sorted(heavy & set(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,117 @@
+"""The Logseq scanner agrees with Logseq's own parser (mldoc) on blocks, levels, markers and refs.
+
+Logseq's Linked References are what the person sees, so the derived status is only right if our
+fast line scanner finds the same page references in the same blocks as mldoc does. Each test runs
+``tests/oracle/mldoc_outline.js`` (npm ``mldoc`` 1.6.0) once over a whole batch of texts and
+compares, per text: the page-property refs (sorted), and per block (bullets and headings, not the
+preamble) its 0-based line, its level, its task marker and its sorted refs (a block ref is written
+``((uuid))``, lower-cased).
+
+CRLF files: mldoc reads ``\\r\\n`` as one line break, and the oracle counts lines by ``\\n``; our
+scanner splits on ``\\n`` and drops one trailing ``\\r`` per line. So line numbers compare as
+they are, and a ref equals mldoc's exactly (a ``\\r`` is never part of a name on either side).
+A BOM is dropped on both sides (Logseq reads files without it; mldoc does not strip it itself).
+
+Excluded on purpose (tests/outline_gen.py never writes them; its docstring says what mldoc does):
+text glued to a bracketed tag (``#[[a]]b``), tags or emphasis split across lines, nested inline
+HTML, hiccup, and Markdown quotes/lists/tables inside a bullet's body.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journal_agent.scanner import decode, scan
+
+from .outline_gen import logseq_page
+
+HERE = Path(__file__).parent
+ORACLE = HERE / "oracle" / "mldoc_outline.js"
+SAMPLE_VAULT = HERE.parent / "sample_vault"
+GENERATED = 400
+SHOWN = 5  # mismatches spelled out in a failure message
+
+
+def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
+    """mldoc's outline of every text, in one node process."""
+    node = shutil.which("node")
+    if node is None or not (ORACLE.parent / "node_modules" / "mldoc").is_dir():
+        pytest.fail("the mldoc oracle is not installed: run `npm ci --prefix tests/oracle` "
+                    "(needs node on PATH)")
+    proc = subprocess.run([node, str(ORACLE)], input=json.dumps({"texts": texts}),
+                          capture_output=True, text=True, encoding="utf-8", check=False)
+    if proc.returncode != 0:
+        pytest.fail(f"mldoc oracle failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    result: list[dict[str, Any]] = json.loads(proc.stdout)
+    assert len(result) == len(texts)
+    return result
+
+
+def ours(text: str) -> dict[str, Any]:
+    """Our scan in the oracle's shape."""
+    outline = scan(text, "logseq")
+    blocks = [
+        {"line": b.line, "level": b.level, "marker": b.marker,
+         "refs": sorted(f"(({r.target}))" if r.kind == "block" else r.target for r in b.refs)}
+        for b in outline.blocks if b.kind != "preamble"
+    ]
+    return {"page_refs": sorted(r.target for r in outline.page_refs), "blocks": blocks}
+
+
+def explain(name: str, text: str, mine: dict[str, Any], theirs: dict[str, Any]) -> str:
+    """Where two outlines first differ, with the text around it."""
+    lines = text.split("\n")
+    if mine["page_refs"] != theirs["page_refs"]:
+        where, what = 0, f"page refs: ours {mine['page_refs']}  mldoc {theirs['page_refs']}"
+    else:
+        pairs = zip(mine["blocks"] + [None] * len(theirs["blocks"]),
+                    theirs["blocks"] + [None] * len(mine["blocks"]))
+        a, b = next((a, b) for a, b in pairs if a != b)
+        where = (a or b)["line"]
+        what = f"ours  {a}\n  mldoc {b}"
+    start = max(0, where - 3)
+    excerpt = "\n".join(f"  {i:4} {line!r}" for i, line in enumerate(lines[start:where + 4], start))
+    return f"{name}, line {where}:\n{excerpt}\n  {what}"
+
+
+def check(named_texts: list[tuple[str, str]]) -> None:
+    """Assert that our scan equals mldoc's for every text; show the first few mismatches."""
+    texts = [decode(text.encode("utf-8"))[0] for _, text in named_texts]
+    failures = []
+    for (name, _), text, theirs in zip(named_texts, texts, run_oracle(texts)):
+        mine = ours(text)
+        if mine != theirs:
+            failures.append(explain(name, text, mine, theirs))
+    assert not failures, (f"{len(failures)} of {len(texts)} texts differ from mldoc:\n\n"
+                          + "\n\n".join(failures[:SHOWN]))
+
+
+def sample_vault_pages() -> list[Path]:
+    """The vault's Logseq pages: files under a graph root (a folder with logseq/config.edn),
+    or every .md file if no folder is marked as a Logseq graph; backups and hidden folders out."""
+    roots = [p.parent.parent for p in SAMPLE_VAULT.rglob("logseq/config.edn")]
+    files = sorted(SAMPLE_VAULT.rglob("*.md"))
+    if roots:
+        files = [f for f in files if any(root in f.parents for root in roots)]
+    return [f for f in files
+            if not any(part.startswith(".") or part in ("bak", "version-files")
+                       for part in f.relative_to(SAMPLE_VAULT).parts)]
+
+
+def test_sample_vault_matches_mldoc() -> None:
+    if not SAMPLE_VAULT.is_dir():
+        pytest.skip("no sample_vault/ yet")
+    files = sample_vault_pages()
+    assert files, f"{SAMPLE_VAULT} holds no Logseq .md page"
+    check([(str(f.relative_to(SAMPLE_VAULT)), f.read_bytes().decode("utf-8")) for f in files])
+
+
+def test_generated_pages_match_mldoc() -> None:
+    check([(f"seed {seed}", logseq_page(random.Random(seed))) for seed in range(GENERATED)])

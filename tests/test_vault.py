@@ -1,0 +1,220 @@
+"""Opening vaults: flavor detection, settings, journal paths, and every bad input."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from journal_agent import (
+    BadDateFormat,
+    ConfigError,
+    NotAVault,
+    UnreadablePage,
+    VaultNotFound,
+    open_vault,
+)
+
+from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, snapshot
+
+NOV29 = dt.date(2026, 11, 29)
+
+
+def logseq(tmp_path: Path, config: str) -> Path:
+    (tmp_path / "logseq").mkdir()
+    (tmp_path / "logseq" / "config.edn").write_text(config, encoding="utf-8")
+    (tmp_path / "pages").mkdir()
+    return tmp_path
+
+
+def test_detects_each_flavor() -> None:
+    assert open_vault(SAMPLE_VAULT).flavor.name == "logseq"
+    assert open_vault(FIXTURE_VAULTS / "obsidian").flavor.name == "obsidian"
+    assert open_vault(FIXTURE_VAULTS / "markdown").flavor.name == "markdown"
+
+
+def test_vault_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JOURNAL_AGENT_VAULT", str(SAMPLE_VAULT))
+    assert open_vault().root == SAMPLE_VAULT.resolve()
+
+
+def test_logseq_settings_from_config_edn() -> None:
+    vault = open_vault(SAMPLE_VAULT)
+    s = vault.settings
+    assert (s.journal_dir, s.pages_dir) == ("journals", "pages")
+    assert (s.journal_file_format, s.journal_title_format) == ("yyyy_MM_dd", "MMM do, yyyy")
+    assert s.file_name_format == "triple-lowbar"
+    assert s.hidden == ("/archive",)
+    assert s.indent == "\t"
+    assert "people" in s.comma_properties and "alias" in s.comma_properties
+    assert vault.journal_rel(NOV29) == "journals/2026_11_29.md"
+    assert vault.journal_title(NOV29) == "Nov 29th, 2026"
+
+
+def test_logseq_custom_folders_formats_and_indent(tmp_path: Path) -> None:
+    root = logseq(tmp_path, """{:journals-directory "daily/" :pages-directory "notes"
+        :journal/file-name-format "yyyy-MM-dd" :date-formatter "yyyy/MM/dd"
+        :export/bullet-indentation :two-spaces}""")
+    vault = open_vault(root)
+    assert vault.journal_rel(NOV29) == "daily/2026-11-29.md"
+    assert vault.journal_title(NOV29) == "2026/11/29"
+    assert vault.settings.indent == "  "
+    assert vault.settings.file_name_format == "legacy"  # key absent: an old graph
+
+
+def test_logseq_old_journal_file_names_still_found(tmp_path: Path) -> None:
+    root = logseq(tmp_path, '{:journal/file-name-format "yyyy-MM-dd"}')
+    (root / "journals").mkdir()
+    (root / "journals" / "2026_11_28.md").write_text("- old name\n", encoding="utf-8")
+    vault = open_vault(root)
+    assert vault.date_of("journals/2026_11_28.md") == dt.date(2026, 11, 28)
+    assert vault.journal_path(dt.date(2026, 11, 28)) == root / "journals" / "2026_11_28.md"
+    assert vault.journal_path(NOV29) == root / "journals" / "2026-11-29.md"
+
+
+def test_obsidian_daily_notes_settings_with_subfolders() -> None:
+    vault = open_vault(FIXTURE_VAULTS / "obsidian")
+    assert vault.journal_rel(NOV29) == "Daily/2026/11/2026-11-29.md"
+    assert vault.date_of("Daily/2026/11/2026-11-27.md") == dt.date(2026, 11, 27)
+    assert vault.date_of("Projects/Atlas.md") is None
+    assert vault.settings.template == "Templates/Daily"
+    assert vault.settings.indent == "    "  # app.json: useTab false, tabSize 4
+
+
+def test_obsidian_periodic_notes_plugin_overrides_daily_notes(tmp_path: Path) -> None:
+    config = tmp_path / ".obsidian"
+    (config / "plugins" / "periodic-notes").mkdir(parents=True)
+    (config / "daily-notes.json").write_text('{"folder": "Ignored", "format": "YYYY"}')
+    (config / "community-plugins.json").write_text('["periodic-notes"]')
+    (config / "plugins" / "periodic-notes" / "data.json").write_text(json.dumps(
+        {"daily": {"enabled": True, "folder": "Journal", "format": "DD-MM-YYYY", "template": ""}}))
+    assert open_vault(tmp_path).journal_rel(NOV29) == "Journal/29-11-2026.md"
+
+
+def test_obsidian_defaults_without_settings(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    assert open_vault(tmp_path).journal_rel(NOV29) == "2026-11-29.md"
+
+
+def test_markdown_own_config(tmp_path: Path) -> None:
+    (tmp_path / ".journal-agent.toml").write_text('[journal]\nfolder = "log"\nformat = "YYYY/MM-DD"\n')
+    assert open_vault(tmp_path).journal_rel(NOV29) == "log/2026/11-29.md"
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+
+def test_missing_vault(tmp_path: Path) -> None:
+    with pytest.raises(VaultNotFound, match="no such folder"):
+        open_vault(tmp_path / "nope")
+
+
+def test_vault_is_a_file(tmp_path: Path) -> None:
+    (tmp_path / "f.md").write_text("x")
+    with pytest.raises(VaultNotFound, match="not a folder"):
+        open_vault(tmp_path / "f.md")
+
+
+def test_no_vault_given() -> None:
+    with pytest.raises(VaultNotFound, match="JOURNAL_AGENT_VAULT"):
+        open_vault()
+
+
+def test_folder_that_is_not_a_vault(tmp_path: Path) -> None:
+    (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8")
+    with pytest.raises(NotAVault, match="not a vault"):
+        open_vault(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("{:journal/page-title-format ", "not valid EDN"),
+        ('["not" "a" "map"]', "expected a map"),
+        ("{:export/bullet-indentation :three-spaces}", "bullet-indentation"),
+        ('{:journals-directory "../outside"}', "outside the vault"),
+        ("{:journal/file-name-format 42}", "must be a non-empty string"),
+    ],
+)
+def test_malformed_config_edn(tmp_path: Path, config: str, message: str) -> None:
+    root = logseq(tmp_path, config)
+    before = snapshot(root)
+    with pytest.raises(ConfigError, match=message):
+        open_vault(root)
+    assert snapshot(root) == before
+
+
+def test_config_edn_not_utf8(tmp_path: Path) -> None:
+    root = logseq(tmp_path, "")
+    (root / "logseq" / "config.edn").write_bytes(b'{:hidden ["\xff"]}')
+    with pytest.raises(ConfigError, match="cannot be read"):
+        open_vault(root)
+
+
+@pytest.mark.parametrize("text", ['{"folder": ', '["folder"]', '{"format": 5}'])
+def test_malformed_daily_notes_json(tmp_path: Path, text: str) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "daily-notes.json").write_text(text)
+    with pytest.raises(ConfigError, match="daily"):
+        open_vault(tmp_path)
+
+
+@pytest.mark.parametrize("fmt", ["[../]YYYY-MM-DD", "[/etc/]YYYY-MM-DD", "YYYY/[..]/DD-MM"])
+def test_date_format_that_leaves_the_vault(tmp_path: Path, fmt: str) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "daily-notes.json").write_text(json.dumps({"format": fmt}))
+    with pytest.raises(BadDateFormat, match="not a file inside the vault"):
+        open_vault(tmp_path)
+
+
+def test_unreadable_pages_are_reported_and_skipped(tmp_path: Path) -> None:
+    root = logseq(tmp_path, "{}")
+    (root / "pages" / "good.md").write_text("- fine [[x]]\n", encoding="utf-8")
+    (root / "pages" / "latin1.md").write_bytes("- caf\xe9\n".encode("latin-1"))
+    (root / "pages" / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    scanned = open_vault(root).scan()
+    assert sorted(scanned.outlines) == ["pages/good.md"]
+    assert any("latin1.md: not UTF-8 text" in w for w in scanned.warnings)
+    assert any("binary.md: binary file" in w for w in scanned.warnings)
+    with pytest.raises(UnreadablePage, match="not UTF-8"):
+        open_vault(root).read_page("pages/latin1.md")
+
+
+def test_hidden_and_ignored_paths_are_not_pages(tmp_path: Path) -> None:
+    root = logseq(tmp_path, '{:hidden ["/archive"]}')
+    for rel in ["archive/old.md", "logseq/bak/pages/x.md", ".git/x.md", "pages/kept.md"]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("- x\n")
+    assert [p.rel for p in open_vault(root).page_files()] == ["pages/kept.md"]
+
+
+def test_symlink_out_of_the_vault_is_skipped(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("- secret\n")
+    root = logseq(tmp_path / "v", "{}") if (tmp_path / "v").mkdir() is None else None
+    assert root is not None
+    os.symlink(outside / "secret.md", root / "pages" / "link.md")
+    os.symlink(outside, root / "pages" / "linked-folder")
+    warnings: list[str] = []
+    assert open_vault(root).page_files(warnings) == []
+    assert sorted(warnings) == [
+        "pages/link.md: symbolic link to outside the vault, skipped",
+        "pages/linked-folder: symbolic link to outside the vault, skipped",
+    ]
+
+
+def test_daily_notes_folder_outside_the_vault(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "daily-notes.json").write_text('{"folder": "../elsewhere"}')
+    with pytest.raises(ConfigError, match="outside the vault"):
+        open_vault(tmp_path)
+
+
+def test_daily_notes_folder_with_leading_slash_is_vault_relative(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / ".obsidian" / "daily-notes.json").write_text('{"folder": "/Daily/"}')
+    assert open_vault(tmp_path).journal_rel(NOV29) == "Daily/2026-11-29.md"
