@@ -27,7 +27,7 @@ agrees on every token of the journal formats Logseq ships and on ``y yy yyyy M M
 E EEE EEEE H HH h hh m mm s ss`` and ``'quoted'`` text, but differs on rarer letters:
 ``D DD DDD`` are the day of the MONTH there (day of year here), ``Y YY YYYY`` the calendar year
 (week-year here), ``w ww`` the ISO week (Sunday-based local week here), ``a`` is ``am`` (``AM``
-here), ``Mo`` is off by one there (``1th``), and ``Q I R e EE EEEEE yyy`` throw there.
+here), ``Mo`` writes ``1th``, ``2st`` there, and ``Q I R e EE EEEEE yyy`` throw there.
 """
 
 from __future__ import annotations

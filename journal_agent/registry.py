@@ -33,6 +33,7 @@ class Page:
     path: str | None
     aliases: list[str] = field(default_factory=list)
     date: dt.date | None = None
+    superseded_by: str | None = None  # a human-set tombstone: ``superseded-by:: [[New]]``
 
     def to_json(self) -> dict[str, Any]:
         """The contract's ``pages`` entry."""
@@ -82,6 +83,10 @@ class PageRegistry:
         matches = [p for k, p in self._by_path.items() if k.endswith("/" + key)]
         return min(matches, key=lambda p: len(p.path or "")) if matches else None
 
+    def alias_owner(self, name: str) -> Page | None:
+        """The page that has ``name`` as an alias (Obsidian: to suggest ``[[Real|Alias]]``)."""
+        return self._by_alias.get(page_key(name))
+
     def names(self) -> list[str]:
         """Every linkable name (titles, and aliases where they resolve), for suggestions."""
         names = [p.title for p in self.pages]
@@ -113,11 +118,21 @@ def _page(rel: str, scanned: VaultScan, wiki: bool) -> Page:
     file = scanned.files[rel]
     outline = scanned.outlines.get(rel)
     props = outline.page_properties if outline is not None else {}
+    tombstone = _tombstone(props)
     if wiki:
         title = PurePosixPath(rel).stem
-        return Page(title, rel, _yaml_aliases(props), file.date)
+        return Page(title, rel, _yaml_aliases(props), file.date, tombstone)
     title = str(props.get("title") or "").strip() or file.title
-    return Page(unicodedata.normalize("NFC", title), rel, _logseq_aliases(outline), file.date)
+    return Page(unicodedata.normalize("NFC", title), rel, _logseq_aliases(outline), file.date,
+                tombstone)
+
+
+def _tombstone(props: dict[str, Any]) -> str | None:
+    value = props.get("superseded-by", props.get("superseded_by"))
+    if isinstance(value, list):
+        value = value[0] if value else None
+    names = split_property_list(str(value)) if value else []
+    return names[0] if names else None
 
 
 def _logseq_aliases(outline: Outline | None) -> list[str]:

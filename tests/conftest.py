@@ -12,6 +12,16 @@ SAMPLE_VAULT = ROOT / "sample_vault"
 FIXTURE_VAULTS = Path(__file__).resolve().parent / "vaults"
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis keeps its files under pytest's temporary folder, not in the repository
+    (set before collection: it writes a cache as soon as tests are decorated)."""
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+    set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+
+
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
     """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test."""

@@ -112,9 +112,11 @@ def oracle() -> dict[str, dict[str, list[str | None]]]:
     """{dialect: {pattern: [library output per date of DATES]}}, from one node run."""
     node = shutil.which("node")
     missing = [m for m in ("moment", "date-fns") if not (ORACLE / "node_modules" / m).is_dir()]
-    if node is None or missing:
-        pytest.fail(f"date oracle unavailable: {'node is not on PATH' if node is None else ''}"
-                    f"{' missing node modules ' + ', '.join(missing) if missing else ''}"
+    if node is None:
+        pytest.fail("date oracle unavailable: `node` is not on PATH (install Node.js 20+)",
+                    pytrace=False)
+    if missing:
+        pytest.fail(f"date oracle unavailable: no {', '.join(missing)} in {ORACLE}/node_modules"
                     f" (run `npm ci` in {ORACLE})", pytrace=False)
     days = [d.isoformat() for d in DATES]
     requests = [
