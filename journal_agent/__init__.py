@@ -8,32 +8,40 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .api import PagesResult, VaultInfo, info, pages
+from .api import PagesResult, VaultInfo, append, info, pages
 from .errors import (
     BadDateFormat,
     BadPageName,
+    BulletsRefused,
     ConfigError,
     JournalAgentError,
+    LockTimeout,
     NotAVault,
     PageError,
     PageNotFound,
     Refused,
     UnreadablePage,
+    UnsafePage,
     VaultError,
     VaultNotFound,
+    WriteConflict,
+    WriteError,
 )
 from .registry import Page, PageRegistry, load_registry
 from .scanner import Block, Outline, Ref, scan
 from .vault import Vault, open_vault
 
 __all__ = [
+    "append",
     "BadDateFormat",
     "BadPageName",
     "Block",
+    "BulletsRefused",
     "ConfigError",
     "info",
     "JournalAgentError",
     "load_registry",
+    "LockTimeout",
     "NotAVault",
     "open_vault",
     "Outline",
@@ -47,8 +55,11 @@ __all__ = [
     "Refused",
     "scan",
     "UnreadablePage",
+    "UnsafePage",
     "Vault",
     "VaultError",
     "VaultInfo",
     "VaultNotFound",
+    "WriteConflict",
+    "WriteError",
 ]

@@ -8,11 +8,14 @@ from __future__ import annotations
 import datetime as dt
 import os
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from .errors import Refused
 from .registry import Page, load_registry
 from .vault import Vault, open_vault
+
+if TYPE_CHECKING:
+    from .writer import AppendResult, Bullet, BulletKind
 
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
 
@@ -87,3 +90,31 @@ def info(*, vault: VaultArg = None, date: str | dt.date | None = None) -> VaultI
         journal_title=v.journal_title(day),
         journal_exists=path.is_file(),
     )
+
+
+def append(
+    bullets: list[str | Bullet] | str,
+    *,
+    vault: VaultArg = None,
+    agent: str = "agent",
+    date: str | dt.date | None = None,
+    session: str | None = None,
+    kind: BulletKind = "note",
+    unlink: bool = False,
+    header: str | None = None,
+) -> AppendResult:
+    """Append bullets under ``agent``'s owned block on a day's journal page (default today).
+
+    Every referenced page must exist (else `BulletsRefused`, nothing written; ``unlink=True``
+    writes unknown names as plain text). Bullets the agent already wrote there are skipped and
+    reported in ``duplicates``.
+
+    >>> journal_agent.append(["Fixed the flaky test in [[Flaky CI]]"], vault="~/notes",
+    ...                      agent="claude", session="abc123")          # doctest: +SKIP
+    """
+    from .writer import Bullet, append as write
+
+    items = [bullets] if isinstance(bullets, str) else list(bullets)
+    wrapped = [b if isinstance(b, Bullet) else Bullet(b, kind) for b in items]
+    return write(wrapped, vault=_vault(vault), agent=agent, date=parse_day(date) if date else None,
+                 session=session, header=header, unlink_unknown=unlink)

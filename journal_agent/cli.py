@@ -19,6 +19,10 @@ from .errors import JournalAgentError
 PROG = "journal-agent"
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "append": (
+        "Append bullets under the agent's own block on today's journal page (- reads stdin).",
+        'journal-agent append --agent claude --session "$ID" "Fixed the retry bug in [[Flaky CI]]"',
+    ),
     "pages": (
         "List every page an agent may link: title, file and aliases.",
         "journal-agent pages --vault ~/notes --json",
@@ -48,9 +52,42 @@ def _parser() -> argparse.ArgumentParser:
             name, parents=[common], help=summary, description=summary,
             epilog=f"example:\n  {example}", formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        if name == "append":
+            _append_arguments(cmd)
         if name == "info":
             cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the day to show (default: today)")
     return parser
+
+
+def _append_arguments(cmd: argparse.ArgumentParser) -> None:
+    cmd.add_argument("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin")
+    cmd.add_argument("--agent", default="agent", help="the agent's name (header: NAME log)")
+    cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)")
+    cmd.add_argument("--session", metavar="ID", help="the session id, kept in the ledger")
+    cmd.add_argument("--kind", choices=("note", "decision", "resolution"), default="note",
+                     help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'")
+    cmd.add_argument("--unlink", action="store_true",
+                     help="write references to unknown pages as plain text instead of refusing")
+
+
+def cmd_append(args: argparse.Namespace) -> Any:
+    from .api import append
+
+    bullets = [b for arg in args.bullets for b in (_stdin_lines() if arg == "-" else [arg])]
+    return append(bullets, vault=args.vault, agent=args.agent, date=args.date,
+                  session=args.session, kind=args.kind, unlink=args.unlink)
+
+
+def _stdin_lines() -> list[str]:
+    return [line for line in sys.stdin.read().splitlines() if line.strip()]
+
+
+def text_append(result: dict[str, Any]) -> str:
+    lines = [f"{result['path']}: wrote {len(result['written'])}, "
+             f"skipped {len(result['duplicates'])} already written"]
+    lines += [f"  + {text}" for text in result["written"]]
+    lines += [f"  = {text}" for text in result["duplicates"]]
+    return "\n".join(lines)
 
 
 def cmd_pages(args: argparse.Namespace) -> Any:
@@ -75,6 +112,7 @@ def text_info(result: dict[str, Any]) -> str:
 
 
 HANDLERS: dict[str, tuple[Callable[[argparse.Namespace], Any], Callable[[dict[str, Any]], str]]] = {
+    "append": (cmd_append, text_append),
     "pages": (cmd_pages, text_pages),
     "info": (cmd_info, text_info),
 }
@@ -94,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = run(args)
     except JournalAgentError as exc:
+        if args.json and hasattr(exc, "to_json"):
+            print(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
         print(f"{PROG}: {exc}", file=sys.stderr)
         return exc.exit_code
     except Exception as exc:  # the contract: any other failure is exit 1 with one line

@@ -107,8 +107,10 @@ def _unknown(bullet: str, name: str, registry: PageRegistry) -> Problem:
         return Problem(bullet, "alias-link",
                        f"{name!r} is an alias of {real.title!r}: write [[{real.title}|{name}]]",
                        name, [f"{real.title}|{name}"])
-    return Problem(bullet, "unknown-page", f"no page named {name!r}; writing it would create one",
-                   name, registry.suggest(name))
+    suggestions = registry.suggest(name)
+    hint = f" (did you mean {', '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
+    return Problem(bullet, "unknown-page",
+                   f"no page named {name!r}; writing it would create one{hint}", name, suggestions)
 
 
 _WIKI_LINK = re.compile(r"!?\[\[([^\[\]|#^]*)([#^][^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")

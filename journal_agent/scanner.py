@@ -117,24 +117,61 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 # inline references
 
 _CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
+
+# Logseq: mldoc reads a block's first line, and each paragraph of its body, with one of two
+# inline parsers. A fast path takes text made only of words, [[refs]], ((refs)) and #tags; any
+# other construct (_FULL_GRAMMAR finds one) sends the paragraph to the full grammar. The two
+# disagree on hashtags, so we choose as mldoc does: the fast path wants '#' at the start of a word
+# and keeps " ' , : ? # inside a tag, the full grammar takes '#' after anything and ends a tag at
+# those characters.
+_UUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27}"
+_FULL_GRAMMAR = re.compile(
+    r"[!$*<=@\\^_`{~]|:/"
+    r"|(?<!\[)\[(?!\[)"  # a '[' that does not open or continue a [[page ref]]
+    r"|\[\[(?![^\[]*?\]\])"  # a [[ left open, or holding another '['
+    r"|(?<![^ \t\"#',.:;?])#(?![ \t#])(?:[^ \t]*\[|[,;.!?'\":#]+(?![^ \t]))"  # #a[b, #.
+)
+_TAG_TRAIL = ",;.!?'\":#"  # the fast path drops these from a tag's end
+_LOGSEQ_PLAIN = re.compile(
+    r"(?P<ref>\[\[(?P<name>[^\[]+?)\]\])"
+    rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
+    r"|(?P<tag>(?<![^ \t\"#',.:;?])#(?![ \t#])(?P<tbody>[^ \t]+))"
+)
+# Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
+# '(', '{', '<') are only seen where such a run stops: after white space or a delimiter.
+_TOKEN = r"(?<![^\s\\_^\[*~`=$#])"
+_PUNCT = r"\s!-/:-@\[-`{-~"  # ASCII punctuation: what may stand around _underscore_ emphasis
+_HTML_TAGS = (
+    "a|abbr|address|area|article|aside|audio|b|base|bdi|bdo|blockquote|body|br|button|canvas|"
+    "caption|cite|code|col|colgroup|data|datalist|dd|del|dfn|div|dl|dt|em|embed|fieldset|"
+    "figcaption|figure|footer|form|h[1-6]|head|header|hr|html|i|iframe|img|input|ins|kbd|keygen|"
+    "label|legend|li|link|main|map|mark|meta|meter|nav|noscript|object|ol|optgroup|option|output|"
+    "p|param|pre|progress|q|rb|rp|rt|rtc|ruby|s|samp|script|section|select|small|source|span|"
+    "strong|style|sub|sup|table|tbody|td|template|textarea|tfoot|th|thead|time|title|tr|track|u|"
+    "ul|var|video|details|summary|wbr"
+)
+_LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
 _LOGSEQ_INLINE = re.compile(
     "|".join(
         [
-            _CODE,
+            r"(?P<code>`[^`]+`|``.*?``)",
             r"(?P<esc>\\.)",
-            r"(?P<comment><!--.*?-->)",
-            r"(?P<latex>\$\$.+?\$\$|\$(?![\s$])[^$]*?(?<!\s)\$)",
-            r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]]*)",
-            r"(?P<macro>\{\{(?P<mname>[^\s{}]+)(?P<margs>.*?)\}\})",
-            r"(?P<labeled>!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(\[\[(?P<lname>[^\[\]]+?)\]\]\))",
-            r"(?P<mdlink>!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\([^()\s]*\))",
+            _TOKEN + r"(?P<html><!--.*?-->|<(?P<htag>(?i:" + _HTML_TAGS + r"))(?=[ \t>])"
+            r"(?:.*?</(?i:(?P=htag))>|.*?/>))",
+            r"(?P<latex>\$\$[^$]*\$\$|\$[^ $](?:[^$]*[^$ (\[{])?\$)",
+            _TOKEN + r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
+            r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)|\[[^\s\[\]]*\])*)?)",
+            _TOKEN + r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}]*)\}\})",
             r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])",
             r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
             r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
-            r"(?P<bref>\(\((?P<uuid>[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27})\)\))",
-            # A hashtag: not glued to a preceding word; ends at white space, at '[' or '#', at any
-            # of , ! ? ' " :  and at a run of . or ; that ends the word (mldoc's rules).
-            r"(?P<tag>(?<![\w\]#&])#(?P<tbody>(?:[^\s\[#,!?'\":;.]|[.;]+(?=[^\s,!?'\":;.\[#]))+))",
+            rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))",
+            rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))",
+            _TOKEN + rf"(?P<bref>\(\((?P<uuid>{_UUID})\)\))",
+            r"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>.+?)(?<=\S)(?P=emd))",
+            rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>.+?)(?<=\S)(?P=emu))"
+            rf"(?![^{_PUNCT}])",
+            r"(?P<tag>#(?P<tbody>(?:[^ \t!\"#',:?\[]|\[(?!\[))+))",
         ]
     )
 )
@@ -155,30 +192,67 @@ _WIKI_INLINE = re.compile(
     )
 )
 
-_MARKER_RE = re.compile(r"(?:(?P<m>[A-Z][A-Z-]+)\s)?(?:\[#[ABC]\]\s*)?")
+_MARKER_RE = re.compile(
+    "(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + ") +)?"
+    r"(?:\[#[!-\\^-~]\] *)?"  # a priority: one ASCII character, [#A] by convention
+)
 _PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _logseq_refs(line: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
-    """Append the references of one line of Logseq text to ``out``."""
-    for m in _LOGSEQ_INLINE.finditer(line):
+def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None,
+                 full: bool | None = None) -> None:
+    """Append the references of Logseq inline text to ``out``.
+
+    ``full`` tells whether mldoc reads the paragraph holding this text with its full grammar
+    (see `_FULL_GRAMMAR`); by default the text is a paragraph of its own.
+    """
+    if full is None:
+        full = _FULL_GRAMMAR.search(text) is not None
+    for m in (_LOGSEQ_INLINE if full else _LOGSEQ_PLAIN).finditer(text):
         group = m.lastgroup
-        if group == "ref":
-            out.append(Ref(m.group("name"), kind or "link", lineno))
-        elif group == "tag":
-            out.append(Ref(m.group("tbody"), kind or "tag", lineno))
+        if group == "tag":
+            name = m.group("tbody").rstrip(".;" if full else _TAG_TRAIL)
+            if name:
+                out.append(Ref(name, kind or "tag", lineno))
+        elif group in ("em", "uem"):
+            _emphasis_refs(m.group("emt") or m.group("emv"), lineno, out, kind)
+        elif group == "macro":
+            if m.group("mname") == "embed":
+                _embed_refs(m.group("margs"), lineno, out)
+        else:
+            _link_ref(m, lineno, out, kind)
+
+
+def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | None) -> None:
+    """The page or block that a [[link]], #[[tag]], [label]([[link]]) or ((ref)) points at."""
+    group = m.lastgroup
+    if group == "ref":
+        out.append(Ref(m.group("name"), kind or "link", lineno))
+    elif group == "tagref":
+        out.append(Ref(m.group("tname"), kind or "tag", lineno))
+    elif group == "labeled" and m.group("lname"):
+        out.append(Ref(m.group("lname"), kind or "labeled", lineno))
+    elif group == "labeled":
+        out.append(Ref(m.group("luuid").lower(), "block", lineno))
+    elif group == "nested":
+        out.append(Ref(m.group("outer"), kind or "link", lineno))
+        out.append(Ref(m.group("inner"), kind or "link", lineno))
+    elif group == "bref":
+        out.append(Ref(m.group("uuid").lower(), "block", lineno))
+
+
+def _emphasis_refs(inner: str, lineno: int, out: list[Ref], kind: RefKind | None) -> None:
+    """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
+    #tag, ((ref)) or macro."""
+    for m in _LOGSEQ_INLINE.finditer(inner):
+        group = m.lastgroup
+        if group in ("em", "uem"):
+            _emphasis_refs(m.group("emt") or m.group("emv"), lineno, out, kind)
         elif group == "tagref":
-            out.append(Ref(m.group("tname"), kind or "tag", lineno))
-        elif group == "labeled":
-            out.append(Ref(m.group("lname"), kind or "labeled", lineno))
-        elif group == "nested":
-            out.append(Ref(m.group("outer"), kind or "link", lineno))
-            out.append(Ref(m.group("inner"), kind or "link", lineno))
-        elif group == "bref":
-            out.append(Ref(m.group("uuid").lower(), "block", lineno))
-        elif group == "macro" and m.group("mname") == "embed":
-            _embed_refs(m.group("margs"), lineno, out)
+            out.append(Ref(m.group("tname"), kind or "link", lineno))
+        elif group in ("ref", "nested", "labeled"):
+            _link_ref(m, lineno, out, kind)
 
 
 def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
@@ -235,7 +309,8 @@ def _indent_width(indent: str, syntax: Syntax) -> int:
 
 
 _FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
-_LOGSEQ_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:-(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))")
+# mldoc: a '-' bullet, or a line of '#'s then white space (a heading block, at any indentation).
+_LOGSEQ_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:-(?:[ \t]|$)|(?P<h>#+)(?:[ \t]|$))")
 _WIKI_ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
 )
@@ -255,25 +330,22 @@ class _Builder:
             self.stack.pop()
         parent = self.stack[-1] if self.stack else -1
         block = Block(lineno, lineno + 1, level, len(self.stack), parent, kind, text)
-        if self.syntax == "logseq":
-            _set_marker(block)
         self.stack.append(len(self.blocks))
         self.blocks.append(block)
         return block
 
 
+def _split_marker(content: str) -> tuple[str | None, str]:
+    """A first line's task marker (None if none) and its text after marker and priority."""
+    content = content.lstrip(" \t")
+    m = _MARKER_RE.match(content)
+    assert m is not None  # every part of the pattern is optional
+    return m.group("m"), content[m.end():]
+
+
 def _after_marker(content: str) -> str:
     """The first line without its task marker and priority, which are not references."""
-    m = _MARKER_RE.match(content.lstrip(" \t"))
-    if m is None or (m.group("m") and m.group("m") not in TASK_MARKERS):
-        return content
-    return content.lstrip(" \t")[m.end():]
-
-
-def _set_marker(block: Block) -> None:
-    m = _MARKER_RE.match(block.text)
-    if m and m.group("m") in TASK_MARKERS:
-        block.marker = m.group("m")
+    return _split_marker(content)[1]
 
 
 def _finish_subtrees(blocks: list[Block], nlines: int) -> None:
@@ -323,41 +395,83 @@ def scan(text: str, syntax: Syntax, *, comma_properties: frozenset[str] = COMMA_
 
 
 def _scan_logseq(lines: list[str], comma_properties: frozenset[str]) -> Outline:
-    builder = _Builder("logseq")
-    outline = Outline("", builder.blocks, {}, [])
-    current: Block | None = None
-    in_props = True  # still in the property lines right after a block's first line
-    fence = ""
-    item = _LOGSEQ_ITEM.match
+    state = _LogseqScan(comma_properties)
     for lineno, raw in enumerate(lines):
-        line = raw[:-1] if raw.endswith("\r") else raw
-        body = line.lstrip(" \t")
-        if fence:
-            if body.startswith(fence):
-                fence = ""
-            continue
-        m = item(line) if body[:1] in ("-", "#") else None
-        if m is not None and (not m.group("h") or not m.group("indent")):
-            kind: Literal["bullet", "heading"] = "heading" if m.group("h") else "bullet"
-            content = line[m.end():] if kind == "bullet" else line[len(m.group("indent")):]
-            current = builder.open(lineno, m.group("indent"), kind, content.strip())
-            in_props = True
-            fence = _fence_open(content.lstrip(" \t"))
-            if not fence:
-                _logseq_refs(_after_marker(content), lineno, current.refs)
-            continue
-        if current is None:
-            current = _preamble(outline, lineno)
-        current.end = lineno + 1
-        if in_props and body and _read_property(body, lineno, current, outline, comma_properties):
-            continue
-        in_props = False
-        fence = _fence_open(body)
-        if not fence and body:
-            _logseq_refs(line, lineno, current.refs)
-    for block in builder.blocks:
+        state.line(lineno, raw[:-1] if raw.endswith("\r") else raw)
+    state.flush()
+    for block in state.builder.blocks:
         block.end = _trim_end(lines, block.line, block.end)
-    return outline
+    return state.outline
+
+
+_DRAWER = re.compile(r"^:[A-Za-z][\w-]*:[ \t]*$")  # :LOGBOOK: ... :END: (no refs, ends a paragraph)
+
+
+class _LogseqScan:
+    """One pass over a Logseq page: the open block, whether its properties may still follow, an
+    open code fence, and the paragraph whose lines wait for mldoc's choice of inline parser (one
+    choice for the whole paragraph, see `_FULL_GRAMMAR`)."""
+
+    def __init__(self, comma_properties: frozenset[str]) -> None:
+        self.builder = _Builder("logseq")
+        self.outline = Outline("", self.builder.blocks, {}, [])
+        self.comma_properties = comma_properties
+        self.block: Block | None = None
+        self.in_props = True
+        self.fence = ""
+        self.paragraph: list[tuple[int, str]] = []
+
+    def line(self, lineno: int, line: str) -> None:
+        body = line.lstrip(" \t")
+        if self.fence:
+            if body.startswith(self.fence):
+                self.fence = ""
+            return
+        m = _LOGSEQ_ITEM.match(line) if body[:1] in ("-", "#") else None
+        if m is not None:
+            self.open(lineno, line, m)
+        else:
+            self.text(lineno, line, body)
+
+    def open(self, lineno: int, line: str, m: re.Match[str]) -> None:
+        """A bullet or a heading line starts a block."""
+        self.flush()
+        indent, hashes = m.group("indent"), m.group("h")
+        if hashes:
+            content = line[len(indent) + len(hashes):]
+            block = self.builder.open(lineno, indent, "heading", line[len(indent):].strip())
+        else:
+            content = line[m.end():]
+            block = self.builder.open(lineno, indent, "bullet", content.strip())
+        block.marker, title = _split_marker(content)
+        self.block, self.in_props = block, True
+        self.fence = _fence_open(content.lstrip(" \t"))
+        if not self.fence:
+            _logseq_refs(title, lineno, block.refs)
+
+    def text(self, lineno: int, line: str, body: str) -> None:
+        """A line inside a block (or before the first one): property, fence or paragraph text."""
+        if self.block is None:
+            self.block = _preamble(self.outline, lineno)
+        self.block.end = lineno + 1
+        if self.in_props and body and _read_property(
+            body, lineno, self.block, self.outline, self.comma_properties
+        ):
+            return
+        self.in_props = False
+        self.fence = _fence_open(body)
+        if self.fence or _DRAWER.match(body):
+            self.flush()
+        elif body:
+            self.paragraph.append((lineno, line))
+
+    def flush(self) -> None:
+        """Scan the waiting paragraph, every line with the parser mldoc picks for all of it."""
+        if self.paragraph and self.block is not None:
+            full = any(_FULL_GRAMMAR.search(text) for _, text in self.paragraph)
+            for lineno, text in self.paragraph:
+                _logseq_refs(text, lineno, self.block.refs, full=full)
+        self.paragraph = []
 
 
 def _preamble(outline: Outline, lineno: int) -> Block:
@@ -500,3 +614,13 @@ def _find_line(lines: list[str], key: str, end: int) -> int:
         if lines[i].startswith(key + ":"):
             return i - 1
     return 0
+
+
+def inline_refs(text: str, syntax: Syntax) -> list[Ref]:
+    """The references of one line of text (a bullet about to be written), on line 0."""
+    out: list[Ref] = []
+    if syntax == "logseq":
+        _logseq_refs(_after_marker(text), 0, out)
+    else:
+        _wiki_refs(text, 0, out)
+    return out

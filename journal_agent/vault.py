@@ -49,10 +49,12 @@ class VaultScan:
 class Vault:
     """An opened vault: its root, flavor and settings."""
 
-    def __init__(self, root: Path, flavor: Flavor, settings: Settings) -> None:
+    def __init__(self, root: Path, flavor: Flavor, settings: Settings,
+                 own_config: dict[str, Any] | None = None) -> None:
         self.root = root
         self.flavor = flavor
         self.settings = settings
+        self.own_config = own_config or {}  # the vault's .journal-agent.toml
         self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)
         self._check_journal_format()
 
@@ -229,7 +231,7 @@ def open_vault(path: str | os.PathLike[str] | None = None, *, flavor: str | None
             f"{root}: not a vault: no logseq/config.edn, no .obsidian/ folder and no Markdown "
             f"notes (create {OWN_CONFIG} to use an empty folder)"
         )
-    return Vault(root, found, found.read_settings(root, own))
+    return Vault(root, found, found.read_settings(root, own), own)
 
 
 def _find_root(path: str | os.PathLike[str] | None) -> Path:

@@ -1,0 +1,405 @@
+"""The guest writer: append bullets to a journal page under the agent's owned block.
+
+The four guest rules, as code:
+
+1. Only the day's journal page is written, under one owned block per agent per day: a top-level
+   bullet whose text is the owner header (``"<agent> log"``), holding no link, tag or property.
+2. No page is created by a reference: every bullet passes the `guard` first, and the whole call
+   is refused if any bullet fails (or unknown names are written as plain text, on request).
+3. Append, don't edit: new lines are inserted at the end of the owned block's subtree (or a new
+   owned block at the end of the page); every other byte of the file stays as it was. A bullet
+   this agent already wrote on this page (per the ledger or the page itself) is not written again.
+4. Human edits win: a bullet in the ledger is never rewritten, even if a human deleted it; when
+   the owned block is gone, new bullets start a new one; human children are never touched.
+
+Safety: a lock per journal file against other journal-agent writers; read, plan, then replace
+atomically (temporary hidden file in the same folder, fsync, rename, file mode kept), after
+checking that the file still holds what we planned against (compare-and-swap, retried a few times
+when a human or app writes in between).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import secrets
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import BulletsRefused, LockTimeout, UnsafePage, UnreadablePage, WriteConflict
+from .guard import Problem, lint, unlink
+from .ledger import Entry, Ledger, now_utc, text_hash
+from .registry import PageRegistry, build_registry
+from .scanner import Outline, decode, scan
+from .vault import Vault, VaultScan
+
+BulletKind = Literal["note", "decision", "resolution"]
+PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
+CAS_ATTEMPTS = 5
+LOCK_TIMEOUT = 10.0  # seconds; Claude Code gives a SessionEnd hook 1.5 s in all, so rarely hit
+_CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
+_TMP_PREFIX = ".journal-agent-"
+
+
+@dataclass(frozen=True)
+class Bullet:
+    """A bullet to write: its text and kind (a decision or resolution gets a fixed prefix)."""
+
+    text: str
+    kind: BulletKind = "note"
+
+    def render(self) -> str:
+        text = self.text.strip()
+        prefix = PREFIXES[self.kind]
+        return text if not prefix or text.lower().startswith(prefix.lower()) else prefix + text
+
+
+@dataclass
+class AppendResult:
+    """What an append did: the contract's ``{"page", "path", "written", "duplicates", "refused"}``."""
+
+    page: str
+    path: str
+    written: list[str] = field(default_factory=list)
+    duplicates: list[str] = field(default_factory=list)
+    refused: list[Problem] = field(default_factory=list)
+    created: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "page": self.page, "path": self.path, "written": self.written,
+            "duplicates": self.duplicates,
+            "refused": [{"bullet": p.bullet, "reason": p.message} for p in self.refused],
+        }
+
+
+def owner_header(agent: str) -> str:
+    """The default owned-block header for an agent: its name followed by `` log``."""
+    return f"{agent.strip()} log"
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan: which bytes to insert where
+
+
+def owned_blocks(outline: Outline, header: str) -> list[int]:
+    """Indexes of the top-level bullets whose text is exactly the owner header."""
+    return [i for i, b in enumerate(outline.blocks)
+            if b.kind == "bullet" and b.depth == 0 and b.text == header]
+
+
+def existing_children(outline: Outline, header: str) -> set[str]:
+    """Hashes of the bullets already under any of the agent's owned blocks on this page."""
+    found: set[str] = set()
+    owned = set(owned_blocks(outline, header))
+    for block in outline.blocks:
+        if block.parent in owned:
+            found.add(text_hash(block.text))
+    return found
+
+
+def plan_insert(outline: Outline, header: str, texts: list[str], indent: str) -> tuple[int, str]:
+    """Where to insert (a character offset into ``outline.text``) and the text to insert: at the
+    end of the last owned block's subtree, else a new owned block after the page's last text."""
+    lines = outline.text.split("\n")
+    owned = owned_blocks(outline, header)
+    if owned:
+        block = outline.blocks[owned[-1]]
+        unit = _child_indent(outline, owned[-1], indent)
+        new = [f"{unit}- {t}" for t in texts]
+        last = _last_text_line(lines, block.line, block.subtree_end)
+    else:
+        new = [f"- {header}"] + [f"{indent}- {t}" for t in texts]
+        last = _last_text_line(lines, 0, len(lines))
+    return _insert_after(outline.text, lines, last, new, outline.newline)
+
+
+def _last_text_line(lines: list[str], start: int, end: int) -> int:
+    """The last line in ``[start, end)`` that is not blank (``start - 1`` if all are)."""
+    for i in range(end - 1, start - 1, -1):
+        if lines[i].strip(" \t\r"):
+            return i
+    return start - 1
+
+
+def _insert_after(text: str, lines: list[str], last: int, new: list[str],
+                  nl: str) -> tuple[int, str]:
+    """Insert ``new`` lines after line ``last``, keeping the file's final newline or its absence."""
+    offset = sum(len(line) + 1 for line in lines[: last + 1]) if last >= 0 else len(text)
+    if offset > len(text) or (last < 0 and text and not text.endswith("\n")):
+        return len(text), nl + nl.join(new)
+    return offset, "".join(line + nl for line in new)
+
+
+def _child_indent(outline: Outline, owner: int, default: str) -> str:
+    """Indent new children like the owned block's existing children, else like the page."""
+    lines = outline.text.split("\n")
+    block = outline.blocks[owner]
+    owner_indent = _indent_of(lines[block.line])
+    for child in outline.blocks[owner + 1:]:
+        if child.parent == owner:
+            return _indent_of(lines[child.line])
+        if child.depth == 0:
+            break
+    return owner_indent + (outline.indent_unit or default)
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+# ---------------------------------------------------------------------------------------------
+# the write
+
+
+@dataclass
+class _Page:
+    """A journal page as read: its bytes (None if missing), text and scan."""
+
+    data: bytes | None
+    outline: Outline
+    bom: bool
+    mode: int
+
+
+def _read(vault: Vault, path: Path, rel: str) -> _Page:
+    try:
+        data = path.read_bytes()
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        return _Page(None, scan("", vault.flavor.syntax), False, 0o644)
+    except OSError as exc:
+        raise UnsafePage(f"{rel}: cannot be read: {exc.strerror}") from exc
+    try:
+        text, bom = decode(data, rel)
+    except UnreadablePage as exc:
+        raise UnsafePage(f"{exc}; refusing to write to it") from exc
+    if _CONFLICT.search(text):
+        raise UnsafePage(f"{rel}: holds merge-conflict markers (<<<<<<< / >>>>>>>); resolve them "
+                         "first, nothing was written")
+    outline = scan(text, vault.flavor.syntax, comma_properties=vault.settings.comma_properties,
+                   bom=bom)
+    return _Page(data, outline, bom, mode)
+
+
+def _check_path(vault: Vault, path: Path, rel: str) -> None:
+    """Refuse a journal path that is a link, or whose folder resolves outside the vault."""
+    if path.is_symlink():
+        raise UnsafePage(f"{rel}: is a symbolic link; journal-agent writes only regular files")
+    root = os.path.realpath(vault.root)
+    folder = os.path.realpath(path.parent)
+    if not (folder == root or folder.startswith(root + os.sep)):
+        raise UnsafePage(f"{rel}: its folder resolves to {folder}, outside the vault")
+
+
+def _replace(path: Path, data: bytes, expected: bytes | None, mode: int) -> bool:
+    """Atomically replace ``path`` with ``data`` if it still holds ``expected`` (None: absent)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        if _current(path) != expected:
+            return False
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    _fsync_dir(path.parent)
+    return True
+
+
+def _current(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def clean_stale_temp_files(folder: Path, older_than: float = 60.0) -> None:
+    """Remove temporary files a killed writer left behind (they are hidden, but still litter)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    cutoff = time.time() - older_than
+    for entry in entries:
+        if entry.name.startswith(_TMP_PREFIX) and entry.name.endswith(".tmp"):
+            try:
+                if entry.stat().st_mtime < cutoff or not _pid_alive(entry.name):
+                    os.unlink(entry.path)
+            except OSError:
+                continue
+
+
+def _pid_alive(name: str) -> bool:
+    try:
+        pid = int(name[len(_TMP_PREFIX):].split("-", 1)[0])
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+# ---------------------------------------------------------------------------------------------
+# the API
+
+
+def append(
+    bullets: list[str | Bullet],
+    *,
+    vault: Vault,
+    agent: str = "agent",
+    date: dt.date | None = None,
+    session: str | None = None,
+    header: str | None = None,
+    unlink_unknown: bool = False,
+    scanned: VaultScan | None = None,
+) -> AppendResult:
+    """Append ``bullets`` under ``agent``'s owned block on ``date``'s journal page (default today).
+
+    Raises `BulletsRefused` (nothing written) if a bullet breaks a rule or names an unknown page,
+    unless ``unlink_unknown`` writes unknown names as plain text; `UnsafePage` if the page cannot
+    be written safely; `LockTimeout` / `WriteConflict` if it is busy.
+    """
+    day = date or dt.date.today()
+    header = header or owner_header(agent)
+    texts = [b.render() if isinstance(b, Bullet) else Bullet(b).render() for b in bullets]
+    path = vault.journal_path(day)
+    rel = path.relative_to(vault.root).as_posix()
+    result = AppendResult(vault.journal_title(day), rel)
+    scanned = scanned or vault.scan()
+    result.warnings = list(scanned.warnings)
+    try:
+        texts = _guard(texts, vault, build_registry(vault, scanned), scanned, unlink_unknown)
+    except BulletsRefused as exc:
+        exc.page, exc.path = result.page, result.path
+        raise
+    _check_path(vault, path, rel)
+    ledger = Ledger.for_vault(vault.root, vault.own_config.get("ledger"))
+    with _lock(ledger, rel):
+        clean_stale_temp_files(path.parent)
+        _write(vault, path, rel, header, texts, result, ledger, agent, session, day, scanned)
+    return result
+
+
+def _guard(texts: list[str], vault: Vault, registry: PageRegistry, scanned: VaultScan,
+           unlink_unknown: bool) -> list[str]:
+    syntax = vault.flavor.syntax
+    ids = block_ids(scanned)
+    problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
+    if unlink_unknown and problems and all(p.kind == "unknown-page" for p in problems):
+        unknown = {p.name for p in problems if p.name}
+        return [unlink(t, unknown, syntax) for t in texts]
+    if problems:
+        raise BulletsRefused(_refusal(problems), problems)
+    return texts
+
+
+def _refusal(problems: list[Problem]) -> str:
+    first = problems[0]
+    more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
+    return f"refused, nothing written: {first.bullet!r}: {first.message}{more}"
+
+
+def block_ids(scanned: VaultScan) -> frozenset[str]:
+    """Every block id (``id::`` property) in the vault."""
+    return frozenset(
+        b.properties["id"].strip().lower()
+        for outline in scanned.outlines.values() for b in outline.blocks if "id" in b.properties
+    )
+
+
+def _write(vault: Vault, path: Path, rel: str, header: str, texts: list[str],
+           result: AppendResult, ledger: Ledger, agent: str, session: str | None,
+           day: dt.date, scanned: VaultScan) -> None:
+    done = ledger.written(rel, agent)
+    for _attempt in range(CAS_ATTEMPTS):
+        page = _read(vault, path, rel)
+        seen = done | existing_children(page.outline, header)
+        fresh = _fresh(texts, seen, result)
+        if not fresh:
+            return
+        data = _new_bytes(vault, page, header, fresh, day, scanned)
+        if _replace(path, data, page.data, page.mode):
+            result.written = fresh
+            result.created = page.data is None
+            ledger.record([Entry(rel, agent, text_hash(t), t, now_utc(), session) for t in fresh])
+            return
+        result.duplicates.clear()
+        time.sleep(0.05)
+    raise WriteConflict(f"{rel}: the page changed under every one of {CAS_ATTEMPTS} attempts "
+                        "(is it being edited?); nothing was written")
+
+
+def _fresh(texts: list[str], seen: set[str], result: AppendResult) -> list[str]:
+    fresh: list[str] = []
+    for text in texts:
+        h = text_hash(text)
+        if h in seen:
+            result.duplicates.append(text)
+        else:
+            fresh.append(text)
+            seen.add(h)
+    return fresh
+
+
+def _new_bytes(vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date,
+               scanned: VaultScan) -> bytes:
+    outline = page.outline
+    if page.data is None:
+        outline = scan(new_page_text(vault, day, scanned), vault.flavor.syntax)
+    offset, inserted = plan_insert(outline, header, texts, vault.settings.indent)
+    text = outline.text[:offset] + inserted + outline.text[offset:]
+    return (b"\xef\xbb\xbf" if page.bom else b"") + text.encode("utf-8")
+
+
+def new_page_text(vault: Vault, day: dt.date, scanned: VaultScan) -> str:
+    """The text a new journal page starts with: the vault's daily template, filled in."""
+    from .templates import daily_template  # only page creation needs it
+
+    return daily_template(vault, day, scanned)
+
+
+class _lock:
+    """A lock file per journal page in the ledger's folder (outside what outliners index)."""
+
+    def __init__(self, ledger: Ledger, rel: str) -> None:
+        from filelock import FileLock
+
+        name = text_hash(rel)
+        self.path = ledger.path.parent / "locks" / f"{name}.lock"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock = FileLock(str(self.path), timeout=LOCK_TIMEOUT)
+        self.rel = rel
+
+    def __enter__(self) -> None:
+        from filelock import Timeout
+
+        try:
+            self.lock.acquire()
+        except Timeout as exc:
+            raise LockTimeout(f"{self.rel}: another journal-agent writer held it for "
+                              f"{LOCK_TIMEOUT:.0f} s; nothing was written") from exc
+
+    def __exit__(self, *exc: object) -> None:
+        self.lock.release()
