@@ -22,6 +22,7 @@ The scanner never changes text: `Outline.text` is the decoded file, and line num
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -136,6 +137,15 @@ _LOGSEQ_PLAIN = re.compile(
     r"(?P<ref>\[\[(?P<name>[^\[]+?)\]\])"
     rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
     r"|(?P<tag>(?<![^ \t\"#',.:;?])#(?![ \t#])(?P<tbody>[^ \t]+))"
+)
+# Property values: mldoc looks for [[links]], #tags and ((refs)) anywhere in the value, code and
+# HTML included; a #tag starts after white space or punctuation and ends at white space.
+_LOGSEQ_PROPERTY = re.compile(
+    r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
+    r"|(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
+    rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
+    r"|(?<![^ \t!\"#',.:;?\[])#(?:(?P<tagref>\[\[(?P<tname>[^\[\]]+)\]\])(?=[,;.!?'\":#]*(?![^ \t]))"
+    r"|(?![ \t#])(?P<tag>(?P<tbody>[^ \t]+)))"
 )
 # Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
 # '(', '{', '<') are only seen where such a run stops: after white space or a delimiter.
@@ -395,9 +405,10 @@ def scan(text: str, syntax: Syntax, *, comma_properties: frozenset[str] = COMMA_
 
 
 def _scan_logseq(lines: list[str], comma_properties: frozenset[str]) -> Outline:
-    state = _LogseqScan(comma_properties)
-    for lineno, raw in enumerate(lines):
-        state.line(lineno, raw[:-1] if raw.endswith("\r") else raw)
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    state = _LogseqScan(lines, comma_properties)
+    for lineno, line in enumerate(lines):
+        state.line(lineno, line)
     state.flush()
     for block in state.builder.blocks:
         block.end = _trim_end(lines, block.line, block.end)
@@ -412,21 +423,22 @@ class _LogseqScan:
     open code fence, and the paragraph whose lines wait for mldoc's choice of inline parser (one
     choice for the whole paragraph, see `_FULL_GRAMMAR`)."""
 
-    def __init__(self, comma_properties: frozenset[str]) -> None:
+    def __init__(self, lines: list[str], comma_properties: frozenset[str]) -> None:
         self.builder = _Builder("logseq")
         self.outline = Outline("", self.builder.blocks, {}, [])
         self.comma_properties = comma_properties
         self.block: Block | None = None
         self.in_props = True
-        self.fence = ""
+        self.fences = [i for i, line in enumerate(lines) if _is_fence(line.lstrip(" \t"))]
+        self.fence_end = -1  # the closing line of the open code fence
         self.paragraph: list[tuple[int, str]] = []
 
     def line(self, lineno: int, line: str) -> None:
-        body = line.lstrip(" \t")
-        if self.fence:
-            if body.startswith(self.fence):
-                self.fence = ""
+        if lineno <= self.fence_end:  # code: part of the block's text, never a reference
+            if self.block is not None:
+                self.block.end = lineno + 1
             return
+        body = line.lstrip(" \t")
         m = _LOGSEQ_ITEM.match(line) if body[:1] in ("-", "#") else None
         if m is not None:
             self.open(lineno, line, m)
@@ -445,8 +457,7 @@ class _LogseqScan:
             block = self.builder.open(lineno, indent, "bullet", content.strip())
         block.marker, title = _split_marker(content)
         self.block, self.in_props = block, True
-        self.fence = _fence_open(content.lstrip(" \t"))
-        if not self.fence:
+        if not self.open_fence(lineno, content.lstrip(" \t")):
             _logseq_refs(title, lineno, block.refs)
 
     def text(self, lineno: int, line: str, body: str) -> None:
@@ -459,11 +470,21 @@ class _LogseqScan:
         ):
             return
         self.in_props = False
-        self.fence = _fence_open(body)
-        if self.fence or _DRAWER.match(body):
+        if self.open_fence(lineno, body) or _DRAWER.match(body):
             self.flush()
         elif body:
             self.paragraph.append((lineno, line))
+
+    def open_fence(self, lineno: int, body: str) -> bool:
+        """Whether ``body`` opens a code fence. mldoc closes it at the next line that starts with
+        ``` or ~~~ (either kind); without such a line there is no fence at all."""
+        if not _is_fence(body):
+            return False
+        after = bisect.bisect_right(self.fences, lineno)
+        if after == len(self.fences):
+            return False
+        self.fence_end = self.fences[after]
+        return True
 
     def flush(self) -> None:
         """Scan the waiting paragraph, every line with the parser mldoc picks for all of it."""
@@ -480,12 +501,8 @@ def _preamble(outline: Outline, lineno: int) -> Block:
     return block
 
 
-def _fence_open(body: str) -> str:
-    """The fence a line opens (mldoc closes it at the next line starting with its 3 chars)."""
-    m = _FENCE_RE.match(body)
-    if m is None or (m.group("fence")[0] == "`" and "`" in body[m.end():]):
-        return ""
-    return m.group("fence")[:3]
+def _is_fence(body: str) -> bool:
+    return body.startswith(("```", "~~~"))
 
 
 def _read_property(body: str, lineno: int, block: Block, outline: Outline,
@@ -507,8 +524,21 @@ def _read_property(body: str, lineno: int, block: Block, outline: Outline,
     if key in comma_properties:
         refs.extend(Ref(name, "property", lineno) for name in split_property_list(value))
     else:
-        _logseq_refs(value, lineno, refs, "property")
+        _property_refs(value, lineno, refs)
     return True
+
+
+def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
+    """The references of a property value (mldoc sees none in a "quoted" value)."""
+    if value.startswith('"') and value.endswith('"'):
+        return
+    for m in _LOGSEQ_PROPERTY.finditer(value):
+        if m.lastgroup == "tag":
+            name = m.group("tbody").rstrip(_TAG_TRAIL)
+            if name:
+                out.append(Ref(name, "property", lineno))
+        else:
+            _link_ref(m, lineno, out, "property")
 
 
 def split_property_list(value: str) -> list[str]:

@@ -26,6 +26,7 @@ import re
 import secrets
 import stat
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -114,7 +115,8 @@ def plan_insert(outline: Outline, header: str, texts: list[str], indent: str) ->
         new = [f"{unit}- {t}" for t in texts]
         last = _last_text_line(lines, block.line, block.subtree_end)
     else:
-        new = [f"- {header}"] + [f"{indent}- {t}" for t in texts]
+        unit = outline.indent_unit or indent
+        new = [f"- {header}"] + [f"{unit}- {t}" for t in texts]
         last = _last_text_line(lines, 0, len(lines))
     return _insert_after(outline.text, lines, last, new, outline.newline)
 
@@ -137,16 +139,19 @@ def _insert_after(text: str, lines: list[str], last: int, new: list[str],
 
 
 def _child_indent(outline: Outline, owner: int, default: str) -> str:
-    """Indent new children like the owned block's existing children, else like the page."""
+    """Indent new children like the owned block's LAST child (a deeper indent would nest them
+    under that child: Logseq parents a block to the nearest block above with a smaller level),
+    else one unit deeper than the owned block, the unit taken from the page or the vault."""
     lines = outline.text.split("\n")
-    block = outline.blocks[owner]
-    owner_indent = _indent_of(lines[block.line])
-    for child in outline.blocks[owner + 1:]:
-        if child.parent == owner:
-            return _indent_of(lines[child.line])
-        if child.depth == 0:
+    last_child = None
+    for i in range(owner + 1, len(outline.blocks)):
+        if outline.blocks[i].depth <= outline.blocks[owner].depth:
             break
-    return owner_indent + (outline.indent_unit or default)
+        if outline.blocks[i].parent == owner:
+            last_child = i
+    if last_child is not None:
+        return _indent_of(lines[outline.blocks[last_child].line])
+    return _indent_of(lines[outline.blocks[owner].line]) + (outline.indent_unit or default)
 
 
 def _indent_of(line: str) -> str:
@@ -265,7 +270,7 @@ def _pid_alive(name: str) -> bool:
 
 
 def append(
-    bullets: list[str | Bullet],
+    bullets: Sequence[str | Bullet],
     *,
     vault: Vault,
     agent: str = "agent",
@@ -295,6 +300,7 @@ def append(
         exc.page, exc.path = result.page, result.path
         raise
     _check_path(vault, path, rel)
+    _read(vault, path, rel)  # refuse an unsafe page before taking a lock (which leaves a file)
     ledger = Ledger.for_vault(vault.root, vault.own_config.get("ledger"))
     with _lock(ledger, rel):
         clean_stale_temp_files(path.parent)
