@@ -17,11 +17,13 @@ import datetime as dt
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .scanner import Outline, split_property_list
-from .vault import Vault, VaultScan
+from .scanner import split_property_list
+from .vault import Vault
+
+if TYPE_CHECKING:
+    from .index import Index
 
 
 @dataclass
@@ -105,29 +107,35 @@ class PageRegistry:
         return [match for match, _score, _index in found]
 
 
-def build_registry(vault: Vault, scanned: VaultScan) -> PageRegistry:
-    """The registry of a scanned vault, by its flavor's rules."""
-    wiki = vault.flavor.syntax == "wiki"
-    pages = [_page(rel, scanned, wiki) for rel in scanned.files]
+def build_registry(index: Index) -> PageRegistry:
+    """The registry of an indexed vault, by its flavor's rules.
+
+    Logseq also counts as existing every page that is only referenced (its database creates a
+    page for each ``[[X]]`` or ``#X``, listed in All pages) and every namespace parent.
+    """
+    wiki = index.vault.flavor.syntax == "wiki"
+    pages = [Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
+             for rel, f in index.files.items()]
     if not wiki:
+        pages.extend(_referenced_only(index, pages))
         pages.extend(_namespace_parents(pages))
     return PageRegistry(pages, wiki=wiki)
 
 
-def _page(rel: str, scanned: VaultScan, wiki: bool) -> Page:
-    file = scanned.files[rel]
-    outline = scanned.outlines.get(rel)
-    props = outline.page_properties if outline is not None else {}
-    tombstone = _tombstone(props)
-    if wiki:
-        title = PurePosixPath(rel).stem
-        return Page(title, rel, _yaml_aliases(props), file.date, tombstone)
-    title = str(props.get("title") or "").strip() or file.title
-    return Page(unicodedata.normalize("NFC", title), rel, _logseq_aliases(outline), file.date,
-                tombstone)
+def aliases_of(props: dict[str, Any], wiki: bool) -> list[str]:
+    """A page's aliases from its properties (Logseq ``alias::``, YAML ``aliases:``)."""
+    if not wiki:
+        return split_property_list(str(props.get("alias", "")))
+    value = props.get("aliases", props.get("alias"))
+    if isinstance(value, str):
+        return [a.strip() for a in value.split(",") if a.strip()]
+    if isinstance(value, list):
+        return [str(a).strip() for a in value if a is not None and str(a).strip()]
+    return []
 
 
-def _tombstone(props: dict[str, Any]) -> str | None:
+def tombstone_of(props: dict[str, Any]) -> str | None:
+    """The page a human marked this one as superseded by (``superseded-by:: [[New]]``)."""
     value = props.get("superseded-by", props.get("superseded_by"))
     if isinstance(value, list):
         value = value[0] if value else None
@@ -135,19 +143,15 @@ def _tombstone(props: dict[str, Any]) -> str | None:
     return names[0] if names else None
 
 
-def _logseq_aliases(outline: Outline | None) -> list[str]:
-    if outline is None:
-        return []
-    return split_property_list(str(outline.page_properties.get("alias", "")))
-
-
-def _yaml_aliases(props: dict[str, Any]) -> list[str]:
-    value = props.get("aliases", props.get("alias"))
-    if isinstance(value, str):
-        return [a.strip() for a in value.split(",") if a.strip()]
-    if isinstance(value, list):
-        return [str(a).strip() for a in value if a is not None and str(a).strip()]
-    return []
+def _referenced_only(index: Index, pages: list[Page]) -> list[Page]:
+    known = {page_key(p.title) for p in pages} | {page_key(a) for p in pages for a in p.aliases}
+    found: dict[str, Page] = {}
+    for facts in index.files.values():
+        for mention in facts.mentions:
+            key = page_key(mention.target)
+            if key and key not in known and key not in found:
+                found[key] = Page(unicodedata.normalize("NFC", mention.target.strip()), None)
+    return list(found.values())
 
 
 def _namespace_parents(pages: list[Page]) -> list[Page]:
@@ -164,7 +168,9 @@ def _namespace_parents(pages: list[Page]) -> list[Page]:
     return list(parents.values())
 
 
-def load_registry(vault: Vault) -> tuple[PageRegistry, list[str]]:
-    """Scan ``vault`` and build its registry; also return the scan's warnings."""
-    scanned = vault.scan()
-    return build_registry(vault, scanned), scanned.warnings
+def load_registry(vault: Vault, *, use_cache: bool = True) -> tuple[PageRegistry, list[str]]:
+    """Index ``vault`` and build its registry; also return the pages that could not be read."""
+    from .index import load_index
+
+    index = load_index(vault, use_cache=use_cache)
+    return build_registry(index), index.warnings

@@ -119,33 +119,25 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 
 _CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
 
-# Logseq: mldoc reads a block's first line, and each paragraph of its body, with one of two
-# inline parsers. A fast path takes text made only of words, [[refs]], ((refs)) and #tags; any
-# other construct (_FULL_GRAMMAR finds one) sends the paragraph to the full grammar. The two
-# disagree on hashtags, so we choose as mldoc does: the fast path wants '#' at the start of a word
-# and keeps " ' , : ? # inside a tag, the full grammar takes '#' after anything and ends a tag at
-# those characters.
+# Logseq: mldoc reads a block's first line, each paragraph of its body and each property value
+# with one of two inline parsers: a fast path that knows only [[refs]], ((refs)) and #tags, and
+# its full grammar, which takes over when the fast path meets something it cannot read (a lone
+# '[', a '[' inside a #tag ...) or, except in property values, any character of another construct.
+# The two disagree on hashtags: the fast path wants '#' at the start of a word and keeps
+# " ' , : ? # inside a tag; the full grammar takes '#' after anything and ends a tag at those.
 _UUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27}"
-_FULL_GRAMMAR = re.compile(
-    r"[!$*<=@\\^_`{~]|:/"
-    r"|(?<!\[)\[(?!\[)"  # a '[' that does not open or continue a [[page ref]]
+_FAST_PATH_FAILS = (
+    r"(?<!\[)\[(?!\[)"  # a '[' that does not open or continue a [[page ref]]
     r"|\[\[(?![^\[]*?\]\])"  # a [[ left open, or holding another '['
-    r"|(?<![^ \t\"#',.:;?])#(?![ \t#])(?:[^ \t]*\[|[,;.!?'\":#]+(?![^ \t]))"  # #a[b, #.
+    r"|(?<![^ \t!\"#',.:;?\[])#(?![ \t#])(?:[^ \t]*\[|[,;.!?'\":#]+(?![^ \t]))"  # #a[b, #.
 )
+_FULL_GRAMMAR = re.compile(r"[!$*<=@\\^_`{~]|:/|" + _FAST_PATH_FAILS)
+_FULL_GRAMMAR_IN_PROPERTY = re.compile(r"\\|" + _FAST_PATH_FAILS)
 _TAG_TRAIL = ",;.!?'\":#"  # the fast path drops these from a tag's end
 _LOGSEQ_PLAIN = re.compile(
     r"(?P<ref>\[\[(?P<name>[^\[]+?)\]\])"
     rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-    r"|(?P<tag>(?<![^ \t\"#',.:;?])#(?![ \t#])(?P<tbody>[^ \t]+))"
-)
-# Property values: mldoc looks for [[links]], #tags and ((refs)) anywhere in the value, code and
-# HTML included; a #tag starts after white space or punctuation and ends at white space.
-_LOGSEQ_PROPERTY = re.compile(
-    r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
-    r"|(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
-    rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-    r"|(?<![^ \t!\"#',.:;?\[])#(?:(?P<tagref>\[\[(?P<tname>[^\[\]]+)\]\])(?=[,;.!?'\":#]*(?![^ \t]))"
-    r"|(?![ \t#])(?P<tag>(?P<tbody>[^ \t]+)))"
+    r"|(?P<tag>(?<![^ \t!\"#',.:;?\[])#(?![ \t#])(?P<tbody>[^ \t]+))"
 )
 # Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
 # '(', '{', '<') are only seen where such a run stops: after white space or a delimiter.
@@ -530,15 +522,9 @@ def _read_property(body: str, lineno: int, block: Block, outline: Outline,
 
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
     """The references of a property value (mldoc sees none in a "quoted" value)."""
-    if value.startswith('"') and value.endswith('"'):
-        return
-    for m in _LOGSEQ_PROPERTY.finditer(value):
-        if m.lastgroup == "tag":
-            name = m.group("tbody").rstrip(_TAG_TRAIL)
-            if name:
-                out.append(Ref(name, "property", lineno))
-        else:
-            _link_ref(m, lineno, out, "property")
+    if not (value.startswith('"') and value.endswith('"')):
+        full = _FULL_GRAMMAR_IN_PROPERTY.search(value) is not None
+        _logseq_refs(value, lineno, out, "property", full)
 
 
 def split_property_list(value: str) -> list[str]:

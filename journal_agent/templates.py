@@ -23,19 +23,20 @@ import re
 
 from .dates import DateFormat
 from .scanner import Block, Outline
-from .vault import Vault, VaultScan
+from .index import Index
+from .vault import Vault
 
 _OBSIDIAN_VAR = re.compile(
     r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhs]))?\s*(:.+?)?}}", re.IGNORECASE)
 _UNITS = {"d": 1, "w": 7}
 
 
-def daily_template(vault: Vault, day: dt.date, scanned: VaultScan) -> str:
+def daily_template(vault: Vault, day: dt.date, index: Index) -> str:
     """The initial text of ``day``'s journal page in ``vault`` ("" when there is no template)."""
     if vault.flavor.name == "obsidian" and vault.settings.template:
         return _obsidian(vault, day)
     if vault.flavor.name == "logseq" and vault.settings.template:
-        return _logseq(vault, day, scanned)
+        return _logseq(vault, day, index)
     return ""
 
 
@@ -76,25 +77,26 @@ def _shift(day: dt.date, amount: int, unit: str) -> dt.date:
     return day + relativedelta(months=amount * months) if months else day
 
 
-def _logseq(vault: Vault, day: dt.date, scanned: VaultScan) -> str:
-    found = _template_block(scanned, vault.settings.template or "")
+def _logseq(vault: Vault, day: dt.date, index: Index) -> str:
+    found = _template_block(vault, index, vault.settings.template or "")
     if found is None:
         return ""
-    outline, index = found
-    block = outline.blocks[index]
-    lines = outline.text.split("\n")
-    if block.properties.get("template-including-parent", "").strip() == "true":
-        body = _block_lines(lines, block, with_self=True)
-    else:
-        body = _block_lines(lines, block, with_self=False)
+    outline, position = found
+    block = outline.blocks[position]
+    with_self = block.properties.get("template-including-parent", "").strip() == "true"
+    body = _block_lines(outline.text.split("\n"), block, with_self)
     return _logseq_vars("".join(line + "\n" for line in body), vault, day)
 
 
-def _template_block(scanned: VaultScan, name: str) -> tuple[Outline, int] | None:
-    for outline in scanned.outlines.values():
-        for i, block in enumerate(outline.blocks):
-            if block.properties.get("template", "").strip().lower() == name.strip().lower():
-                return outline, i
+def _template_block(vault: Vault, index: Index, name: str) -> tuple[Outline, int] | None:
+    """The page and block that define the Logseq template ``name``."""
+    key = name.strip().lower()
+    for rel, facts in index.files.items():
+        if any(t.lower() == key for t in facts.templates):
+            outline = vault.read_page(rel)
+            for i, block in enumerate(outline.blocks):
+                if block.properties.get("template", "").strip().lower() == key:
+                    return outline, i
     return None
 
 

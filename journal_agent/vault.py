@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -35,15 +35,7 @@ class PageFile:
     date: dt.date | None  # the day, for a journal page
     mtime_ns: int
     size: int
-
-
-@dataclass
-class VaultScan:
-    """Every readable page of a vault, scanned; pages that could not be read are in warnings."""
-
-    files: dict[str, PageFile]
-    outlines: dict[str, Outline]
-    warnings: list[str] = field(default_factory=list)
+    inode: int
 
 
 class Vault:
@@ -158,7 +150,7 @@ class Vault:
         day = self.date_of(rel)
         stem = entry.name.rsplit(".", 1)[0]
         title = self.journal_title(day) if day else self.flavor.title_of(stem, self.settings)
-        return PageFile(rel, title, day, stat.st_mtime_ns, stat.st_size)
+        return PageFile(rel, title, day, stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
     def _hidden(self, rel: str) -> bool:
         for hidden in self.settings.hidden:
@@ -184,21 +176,6 @@ class Vault:
         text, bom = decode(data, rel)
         return scan(text, self.flavor.syntax, comma_properties=self.settings.comma_properties,
                     bom=bom)
-
-    def scan(self) -> VaultScan:
-        """Read and scan every page; unreadable pages are reported in warnings and skipped."""
-        result = VaultScan({}, {})
-        for page in self.page_files(result.warnings):
-            if page.rel.endswith(".org"):
-                result.files[page.rel] = page  # Org pages: registered by name, not scanned
-                continue
-            try:
-                result.outlines[page.rel] = self.read_page(page.rel)
-            except UnreadablePage as exc:
-                result.warnings.append(f"{exc}; skipped")
-                continue
-            result.files[page.rel] = page
-        return result
 
 
 def _check_inside(rel: str, pattern: str) -> None:

@@ -34,9 +34,10 @@ from typing import Any, Literal
 from .errors import BulletsRefused, LockTimeout, UnsafePage, UnreadablePage, WriteConflict
 from .guard import Problem, lint, unlink
 from .ledger import Entry, Ledger, now_utc, text_hash
+from .index import Index, load_index
 from .registry import PageRegistry, build_registry
 from .scanner import Outline, decode, scan
-from .vault import Vault, VaultScan
+from .vault import Vault
 
 BulletKind = Literal["note", "decision", "resolution"]
 PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
@@ -278,7 +279,8 @@ def append(
     session: str | None = None,
     header: str | None = None,
     unlink_unknown: bool = False,
-    scanned: VaultScan | None = None,
+    index: Index | None = None,
+    use_cache: bool = True,
 ) -> AppendResult:
     """Append ``bullets`` under ``agent``'s owned block on ``date``'s journal page (default today).
 
@@ -292,10 +294,10 @@ def append(
     path = vault.journal_path(day)
     rel = path.relative_to(vault.root).as_posix()
     result = AppendResult(vault.journal_title(day), rel)
-    scanned = scanned or vault.scan()
-    result.warnings = list(scanned.warnings)
+    index = index or load_index(vault, use_cache=use_cache)
+    result.warnings = list(index.warnings)
     try:
-        texts = _guard(texts, vault, build_registry(vault, scanned), scanned, unlink_unknown)
+        texts = _guard(texts, vault, build_registry(index), index, unlink_unknown)
     except BulletsRefused as exc:
         exc.page, exc.path = result.page, result.path
         raise
@@ -304,14 +306,14 @@ def append(
     ledger = Ledger.for_vault(vault.root, vault.own_config.get("ledger"))
     with _lock(ledger, rel):
         clean_stale_temp_files(path.parent)
-        _write(vault, path, rel, header, texts, result, ledger, agent, session, day, scanned)
+        _write(vault, path, rel, header, texts, result, ledger, agent, session, day, index)
     return result
 
 
-def _guard(texts: list[str], vault: Vault, registry: PageRegistry, scanned: VaultScan,
+def _guard(texts: list[str], vault: Vault, registry: PageRegistry, index: Index,
            unlink_unknown: bool) -> list[str]:
     syntax = vault.flavor.syntax
-    ids = block_ids(scanned)
+    ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
     problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
     if unlink_unknown and problems and all(p.kind == "unknown-page" for p in problems):
         unknown = {p.name for p in problems if p.name}
@@ -327,17 +329,9 @@ def _refusal(problems: list[Problem]) -> str:
     return f"refused, nothing written: {first.bullet!r}: {first.message}{more}"
 
 
-def block_ids(scanned: VaultScan) -> frozenset[str]:
-    """Every block id (``id::`` property) in the vault."""
-    return frozenset(
-        b.properties["id"].strip().lower()
-        for outline in scanned.outlines.values() for b in outline.blocks if "id" in b.properties
-    )
-
-
 def _write(vault: Vault, path: Path, rel: str, header: str, texts: list[str],
            result: AppendResult, ledger: Ledger, agent: str, session: str | None,
-           day: dt.date, scanned: VaultScan) -> None:
+           day: dt.date, index: Index) -> None:
     done = ledger.written(rel, agent)
     for _attempt in range(CAS_ATTEMPTS):
         page = _read(vault, path, rel)
@@ -345,7 +339,7 @@ def _write(vault: Vault, path: Path, rel: str, header: str, texts: list[str],
         fresh = _fresh(texts, seen, result)
         if not fresh:
             return
-        data = _new_bytes(vault, page, header, fresh, day, scanned)
+        data = _new_bytes(vault, page, header, fresh, day, index)
         if _replace(path, data, page.data, page.mode):
             result.written = fresh
             result.created = page.data is None
@@ -370,20 +364,20 @@ def _fresh(texts: list[str], seen: set[str], result: AppendResult) -> list[str]:
 
 
 def _new_bytes(vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date,
-               scanned: VaultScan) -> bytes:
+               index: Index) -> bytes:
     outline = page.outline
     if page.data is None:
-        outline = scan(new_page_text(vault, day, scanned), vault.flavor.syntax)
+        outline = scan(new_page_text(vault, day, index), vault.flavor.syntax)
     offset, inserted = plan_insert(outline, header, texts, vault.settings.indent)
     text = outline.text[:offset] + inserted + outline.text[offset:]
     return (b"\xef\xbb\xbf" if page.bom else b"") + text.encode("utf-8")
 
 
-def new_page_text(vault: Vault, day: dt.date, scanned: VaultScan) -> str:
+def new_page_text(vault: Vault, day: dt.date, index: Index) -> str:
     """The text a new journal page starts with: the vault's daily template, filled in."""
     from .templates import daily_template  # only page creation needs it
 
-    return daily_template(vault, day, scanned)
+    return daily_template(vault, day, index)
 
 
 class _lock:

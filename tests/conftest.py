@@ -23,13 +23,15 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(autouse=True)
-def clean_environ(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test."""
+def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test, and the index
+    cache lives in the test's own folder (tests write only under tmp_path)."""
     import os
 
     for key in list(os.environ):
         if key.startswith("JOURNAL_AGENT_"):
             monkeypatch.delenv(key)
+    monkeypatch.setenv("JOURNAL_AGENT_CACHE", str(tmp_path / "cache"))
 
 
 def copy_vault(src: Path, tmp_path: Path) -> Path:

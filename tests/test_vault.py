@@ -18,6 +18,8 @@ from journal_agent import (
     open_vault,
 )
 
+from journal_agent.index import load_index
+
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, snapshot
 
 NOV29 = dt.date(2026, 11, 29)
@@ -175,10 +177,11 @@ def test_unreadable_pages_are_reported_and_skipped(tmp_path: Path) -> None:
     (root / "pages" / "good.md").write_text("- fine [[x]]\n", encoding="utf-8")
     (root / "pages" / "latin1.md").write_bytes("- caf\xe9\n".encode("latin-1"))
     (root / "pages" / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    scanned = open_vault(root).scan()
-    assert sorted(scanned.outlines) == ["pages/good.md"]
-    assert any("latin1.md: not UTF-8 text" in w for w in scanned.warnings)
-    assert any("binary.md: binary file" in w for w in scanned.warnings)
+    index = load_index(open_vault(root))
+    assert sorted(index.files) == ["pages/good.md"]
+    assert any("latin1.md: not UTF-8 text" in w for w in index.warnings)
+    assert any("binary.md: binary file" in w for w in index.warnings)
+    assert sorted(load_index(open_vault(root)).warnings) == sorted(index.warnings)  # warm too
     with pytest.raises(UnreadablePage, match="not UTF-8"):
         open_vault(root).read_page("pages/latin1.md")
 

@@ -1,0 +1,214 @@
+"""The index: what each page file says (title, aliases, block ids, mentions), cached per file.
+
+Scanning every file of a five-year vault takes about as long as reading it, so the facts each
+file yields are cached on disk, outside the vault (``$JOURNAL_AGENT_CACHE`` or the user cache
+folder, one file per vault). The cache is derived and deletable: an entry is reused only while
+its file's modification time, size and inode are unchanged, new and deleted files are noticed,
+and a cache written for other settings, another version, or a corrupt file is silently rebuilt.
+Two processes refreshing at once each write a complete cache (atomic rename): the last one wins.
+
+A *mention* is a block that references a page, directly or through an ancestor block (Logseq's
+path-refs: a ``DONE`` child under a bullet about ``[[X]]`` is part of X's linked references).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import pickle
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import UnreadablePage
+from .scanner import Block, Outline
+from .vault import PageFile, Vault
+
+CACHE_ENV = "JOURNAL_AGENT_CACHE"
+CACHE_FORMAT = 1  # bump when PageFacts or the scan rules change
+RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
+RESOLUTION_PREFIXES = ("Resolved:", "[x]", "[X]")
+_PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
+
+
+class Mention(NamedTuple):
+    """One block of a page that references a page name."""
+
+    target: str  # the name as written (resolved later, by the registry)
+    line: int  # the block's first line, 0-based
+    resolution: bool  # the block is a resolution (DONE, [x], "Resolved:")
+    text: str  # the block's first line
+
+
+class PageFacts(NamedTuple):
+    """What one page file contributes to the vault's registry and backlink graph."""
+
+    title: str  # file-name title, or ``title::``, or the journal title
+    date: dt.date | None  # the day, for a journal page
+    aliases: tuple[str, ...]
+    superseded_by: str | None
+    block_ids: tuple[str, ...]
+    templates: tuple[str, ...]  # names of Logseq templates defined on the page
+    mentions: tuple[Mention, ...]
+
+
+def is_resolution(block: Block) -> bool:
+    """A block that closes a thread: a DONE/CANCELED task, a checked box, or "Resolved:"."""
+    if block.marker in RESOLUTION_MARKERS:
+        return True
+    return block.text.startswith(RESOLUTION_PREFIXES)
+
+
+def page_facts(vault: Vault, file: PageFile, outline: Outline) -> PageFacts:
+    """Reduce a scanned page to the facts the registry and the queries need."""
+    props = outline.page_properties
+    wiki = vault.flavor.syntax == "wiki"
+    title = file.title if wiki or file.date else str(props.get("title") or "").strip() or file.title
+    from .registry import aliases_of, tombstone_of  # the registry's rules for properties
+
+    ids = tuple(b.properties["id"].strip().lower() for b in outline.blocks if "id" in b.properties)
+    templates = tuple(b.properties["template"].strip() for b in outline.blocks
+                      if "template" in b.properties)
+    return PageFacts(title, file.date, tuple(aliases_of(props, wiki)), tombstone_of(props), ids,
+                     templates, tuple(_mentions(outline)))
+
+
+def _mentions(outline: Outline) -> list[Mention]:
+    """Every (block, page name) pair, a block inheriting the names its ancestors reference."""
+    lines = outline.text.split("\n") if outline.page_refs else []
+    out = [Mention(r.target, r.line, False, lines[r.line].strip()) for r in outline.page_refs
+           if r.kind in _PAGE_REF_KINDS]
+    path_refs: list[tuple[str, ...]] = []
+    for block in outline.blocks:
+        own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in _PAGE_REF_KINDS))
+        inherited = path_refs[block.parent] if block.parent >= 0 else ()
+        names = inherited + tuple(n for n in own if n not in inherited)
+        path_refs.append(names)
+        resolution = is_resolution(block)
+        text = block.text or _first_text(outline, block)
+        out.extend(Mention(name, block.line, resolution, text) for name in names)
+    return out
+
+
+def _first_text(outline: Outline, block: Block) -> str:
+    lines = outline.text.split("\n", block.end)[block.line : block.end]
+    return next((ln.strip() for ln in lines if ln.strip()), "")
+
+
+# ---------------------------------------------------------------------------------------------
+# the cache
+
+
+@dataclass
+class Index:
+    """Every page file of a vault with its facts; unreadable files are in ``warnings``."""
+
+    vault: Vault
+    files: dict[str, PageFacts]
+    warnings: list[str] = field(default_factory=list)
+    rescanned: int = 0  # how many files this load had to read (0 on a fully warm run)
+
+
+def cache_path(vault: Vault) -> Path:
+    """Where the index of ``vault`` is cached (outside the vault)."""
+    base = os.environ.get(CACHE_ENV)
+    if base:
+        folder = Path(base).expanduser()
+    else:
+        from platformdirs import user_cache_dir
+
+        folder = Path(user_cache_dir("journal-agent", appauthor=False))
+    key = hashlib.sha256(os.path.realpath(vault.root).encode()).hexdigest()[:16]
+    return folder / f"index-{key}.pickle"
+
+
+def _fingerprint(vault: Vault) -> str:
+    """What the cached facts depend on besides the files: settings, flavor, rules, version."""
+    from . import __version__
+
+    parts = (CACHE_FORMAT, __version__, vault.flavor.name, repr(vault.settings),
+             sorted(RESOLUTION_MARKERS), RESOLUTION_PREFIXES, sys.version_info[:2])
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+_Entry = tuple[int, int, int, "PageFacts | str"]  # mtime_ns, size, inode, facts or the warning
+
+
+def load_index(vault: Vault, *, use_cache: bool = True, progress: bool = False) -> Index:
+    """The index of ``vault``: cached facts for unchanged files, a fresh scan of the rest."""
+    warnings: list[str] = []
+    files = vault.page_files(warnings)
+    path = cache_path(vault)
+    fingerprint = _fingerprint(vault)
+    old = _read_cache(path, fingerprint) if use_cache else {}
+    entries: dict[str, _Entry] = {}
+    index = Index(vault, {}, warnings)
+    reporter = _Progress(len(files)) if progress and len(files) - len(old) > 2000 else None
+    for n, file in enumerate(files):
+        entry = old.get(file.rel)
+        if entry is None or entry[:3] != (file.mtime_ns, file.size, file.inode):
+            entry = (file.mtime_ns, file.size, file.inode, _scan_file(vault, file))
+            index.rescanned += 1
+            if reporter:
+                reporter.update(n)
+        entries[file.rel] = entry
+        if isinstance(entry[3], str):
+            warnings.append(entry[3])
+        else:
+            index.files[file.rel] = entry[3]
+    if reporter:
+        reporter.done()
+    if use_cache and (index.rescanned or len(entries) != len(old)):
+        _write_cache(path, fingerprint, entries)
+    return index
+
+
+def _scan_file(vault: Vault, file: PageFile) -> PageFacts | str:
+    if file.rel.endswith(".org"):  # Org pages: known by name, content not scanned
+        return PageFacts(file.title, file.date, (), None, (), (), ())
+    try:
+        return page_facts(vault, file, vault.read_page(file.rel))
+    except UnreadablePage as exc:
+        return f"{exc}; skipped"
+
+
+def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:
+    try:
+        with open(path, "rb") as handle:
+            data = pickle.load(handle)
+        if data["fingerprint"] == fingerprint:
+            entries: dict[str, _Entry] = data["files"]
+            return entries
+    except Exception:  # a missing, foreign, truncated or corrupt cache is rebuilt silently
+        pass
+    return {}
+
+
+def _write_cache(path: Path, fingerprint: str, entries: dict[str, _Entry]) -> None:
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as handle:
+            pickle.dump({"fingerprint": fingerprint, "files": entries}, handle,
+                        protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except OSError:  # a cache we cannot write only costs speed next time
+        tmp.unlink(missing_ok=True)
+
+
+class _Progress:
+    """A one-line progress count on stderr, only when stderr is a terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.enabled = sys.stderr.isatty()
+
+    def update(self, n: int) -> None:
+        if self.enabled and n % 500 == 0:
+            print(f"\rjournal-agent: indexing {n}/{self.total} pages", end="", file=sys.stderr)
+
+    def done(self) -> None:
+        if self.enabled:
+            print(f"\rjournal-agent: indexed {self.total} pages{' ' * 10}", file=sys.stderr)
