@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from .errors import Refused
+from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, all_topics, clusters, derive
+from .queries import related as related_topics
+from .queries import stale as stale_topics
+from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
 from .vault import Vault, open_vault
 
@@ -118,3 +122,135 @@ def append(
     wrapped = [b if isinstance(b, Bullet) else Bullet(b, kind) for b in items]
     return write(wrapped, vault=_vault(vault), agent=agent, date=parse_day(date) if date else None,
                  session=session, header=header, unlink_unknown=unlink)
+
+
+# -- the read path --------------------------------------------------------------------------------
+
+
+@dataclass
+class Query:
+    """The common arguments of every query: the vault, the day, the window, the cache."""
+
+    vault: Vault
+    as_of: dt.date
+    days: int
+    use_cache: bool = True
+
+    @classmethod
+    def of(cls, vault: VaultArg, as_of: str | dt.date | None, days: int | None,
+           use_cache: bool) -> Query:
+        v = _vault(vault)
+        window = days if days is not None else int(v.own_config.get("days", DEFAULT_DAYS))
+        if window < 1:
+            raise Refused(f"--days must be at least 1, not {window}")
+        return cls(v, parse_day(as_of), window, use_cache)
+
+    def graph(self) -> Graph:
+        from .index import load_index
+        from .registry import page_key
+
+        index = load_index(self.vault, use_cache=self.use_cache, progress=True)
+        excluded = frozenset(page_key(t) for t in self.vault.own_config.get("exclude", []))
+        return Graph(index, exclude=excluded)
+
+
+@dataclass
+class TopicsResult:
+    """Topics with their derived status (``topics``, ``stale``)."""
+
+    as_of: dt.date
+    days: int
+    topics: list[Topic]
+    key: str = "topics"
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        if self.key == "threads":
+            items = [dict(t.to_json(), last_text=t.last.text if t.last else None)
+                     for t in self.topics]
+            for item in items:
+                item.pop("status")
+        else:
+            items = [t.to_json() for t in self.topics]
+        return {"as_of": self.as_of.isoformat(), "days": self.days, self.key: items}
+
+
+def topics(*, vault: VaultArg = None, as_of: str | dt.date | None = None, days: int | None = None,
+           use_cache: bool = True) -> TopicsResult:
+    """Every topic with its derived status (active, resolved, stale, unmentioned)."""
+    q = Query.of(vault, as_of, days, use_cache)
+    graph = q.graph()
+    return TopicsResult(q.as_of, q.days, all_topics(graph, q.as_of, q.days),
+                        warnings=graph.index.warnings)
+
+
+def stale(*, vault: VaultArg = None, as_of: str | dt.date | None = None, days: int | None = None,
+          use_cache: bool = True) -> TopicsResult:
+    """The threads nobody has mentioned for more than ``days`` days (default 21)."""
+    q = Query.of(vault, as_of, days, use_cache)
+    graph = q.graph()
+    return TopicsResult(q.as_of, q.days, stale_topics(graph, q.as_of, q.days), "threads",
+                        graph.index.warnings)
+
+
+def status(topic: str, *, vault: VaultArg = None, as_of: str | dt.date | None = None,
+           days: int | None = None, use_cache: bool = True) -> Topic:
+    """One topic's derived status."""
+    q = Query.of(vault, as_of, days, use_cache)
+    return derive(q.graph().topic(topic), q.as_of, q.days)
+
+
+@dataclass
+class TimelineResult:
+    """A topic's backlinks, newest first."""
+
+    topic: Topic
+    entries: list[Backlink]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"topic": self.topic.page.title, "path": self.topic.page.path,
+                "entries": [b.to_json() for b in self.entries]}
+
+
+def timeline(topic: str, *, vault: VaultArg = None, as_of: str | dt.date | None = None,
+             days: int | None = None, use_cache: bool = True) -> TimelineResult:
+    """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
+    q = Query.of(vault, as_of, days, use_cache)
+    found = derive(q.graph().topic(topic), q.as_of, q.days)
+    return TimelineResult(found, topic_timeline(found, q.as_of))
+
+
+@dataclass
+class RelatedResult:
+    """Topics co-mentioned with one topic, and the clusters of topics that move together."""
+
+    topic: Topic | None
+    related: list[tuple[Topic, float]]
+    clusters: list[list[Topic]]
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        if self.topic is not None:
+            data = {"topic": self.topic.page.title, "path": self.topic.page.path,
+                    "related": [{"topic": t.page.title, "path": t.page.path, "status": t.status,
+                                 "weight": round(w, 3)} for t, w in self.related]}
+        data["clusters"] = [[{"topic": t.page.title, "path": t.page.path} for t in group]
+                            for group in self.clusters]
+        return data
+
+
+def related(topic: str | None = None, *, vault: VaultArg = None,
+            as_of: str | dt.date | None = None, days: int | None = None, limit: int = 10,
+            use_cache: bool = True) -> RelatedResult:
+    """The topics most co-mentioned with ``topic`` (recent blocks weigh more), and the cluster it
+    belongs to; without a topic, every cluster of two or more topics."""
+    q = Query.of(vault, as_of, days, use_cache)
+    graph = q.graph()
+    for t in graph.topics.values():
+        derive(t, q.as_of, q.days)
+    groups = clusters(graph, q.as_of, q.days)
+    if topic is None:
+        return RelatedResult(None, [], groups)
+    found = graph.topic(topic)
+    mine = [g for g in groups if found in g]
+    return RelatedResult(found, related_topics(graph, found, q.as_of, q.days, limit), mine)

@@ -23,6 +23,26 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Append bullets under the agent's own block on today's journal page (- reads stdin).",
         'journal-agent append --agent claude --session "$ID" "Fixed the retry bug in [[Flaky CI]]"',
     ),
+    "stale": (
+        "List the threads nobody has mentioned for more than --days days (default 21).",
+        "journal-agent stale --vault ~/notes --days 14 --as-of 2026-11-29",
+    ),
+    "status": (
+        "Show one topic's derived status: active, resolved, stale or unmentioned.",
+        'journal-agent status "Atlas Migration" --vault ~/notes --json',
+    ),
+    "topics": (
+        "List every topic with its derived status, most recently mentioned first.",
+        "journal-agent topics --vault ~/notes --json",
+    ),
+    "timeline": (
+        "Show every block that mentions a topic, newest first (--html FILE writes a page).",
+        'journal-agent timeline "Flaky CI" --vault ~/notes --html flaky.html',
+    ),
+    "related": (
+        "Show the topics most co-mentioned with a topic, and the clusters that move together.",
+        'journal-agent related "Atlas Migration" --vault ~/notes',
+    ),
     "pages": (
         "List every page an agent may link: title, file and aliases.",
         "journal-agent pages --vault ~/notes --json",
@@ -54,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
         )
         if name == "append":
             _append_arguments(cmd)
+        if name in QUERIES:
+            _query_arguments(cmd, name)
         if name == "info":
             cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the day to show (default: today)")
     return parser
@@ -68,6 +90,98 @@ def _append_arguments(cmd: argparse.ArgumentParser) -> None:
                      help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'")
     cmd.add_argument("--unlink", action="store_true",
                      help="write references to unknown pages as plain text instead of refusing")
+
+
+QUERIES = ("stale", "status", "topics", "timeline", "related")
+
+
+def _query_arguments(cmd: argparse.ArgumentParser, name: str) -> None:
+    if name in ("status", "timeline"):
+        cmd.add_argument("topic", metavar="TOPIC", help="a page title or alias")
+    if name == "related":
+        cmd.add_argument("topic", metavar="TOPIC", nargs="?", help="omit to list every cluster")
+    cmd.add_argument("--as-of", metavar="YYYY-MM-DD", help="the day to answer for (default today)")
+    cmd.add_argument("--days", type=int, metavar="N", help="the activity window (default 21)")
+    cmd.add_argument("--no-cache", action="store_true", help="scan every file, ignore the index")
+    if name == "timeline":
+        cmd.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
+
+
+def _query(args: argparse.Namespace) -> dict[str, Any]:
+    return {"vault": args.vault, "as_of": args.as_of, "days": args.days,
+            "use_cache": not args.no_cache}
+
+
+def cmd_stale(args: argparse.Namespace) -> Any:
+    from .api import stale
+
+    return stale(**_query(args))
+
+
+def text_stale(result: dict[str, Any]) -> str:
+    rows = [(t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
+            for t in result["threads"]]
+    head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
+    return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
+
+
+def cmd_status(args: argparse.Namespace) -> Any:
+    from .api import status
+
+    return status(args.topic, **_query(args))
+
+
+def text_status(result: dict[str, Any]) -> str:
+    last = result["last_mentioned"]
+    when = f", last mentioned {last} ({result['days_silent']} days ago)" if last else ""
+    return f"{result['topic']}: {result['status']}{when}, {result['mentions']} mention(s)"
+
+
+def cmd_topics(args: argparse.Namespace) -> Any:
+    from .api import topics
+
+    return topics(**_query(args))
+
+
+def text_topics(result: dict[str, Any]) -> str:
+    rows = [(t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
+            for t in result["topics"]]
+    return _table(("topic", "status", "last", "mentions"), rows)
+
+
+def cmd_timeline(args: argparse.Namespace) -> Any:
+    from .api import timeline
+
+    result = timeline(args.topic, **_query(args))
+    if args.html:
+        from .html import write_timeline
+
+        write_timeline(result, args.html)
+    return result
+
+
+def text_timeline(result: dict[str, Any]) -> str:
+    lines = [f"{result['topic']} ({result['path'] or 'no file'})"]
+    for e in result["entries"]:
+        mark = "✓" if e["resolution"] else " "
+        lines.append(f"{e['date'] or '          '} {mark} {e['text']}  — {e['page']}")
+    return "\n".join(lines)
+
+
+def cmd_related(args: argparse.Namespace) -> Any:
+    from .api import related
+
+    return related(args.topic, **_query(args))
+
+
+def text_related(result: dict[str, Any]) -> str:
+    lines = []
+    if "related" in result:
+        lines.append(f"co-mentioned with {result['topic']}:")
+        lines += [f"  {r['weight']:6.2f}  {r['topic']} ({r['status']})" for r in result["related"]]
+    for i, group in enumerate(result["clusters"], 1):
+        lines.append(f"cluster {i}: " + ", ".join(t["topic"] for t in group))
+    return "\n".join(lines)
 
 
 def cmd_append(args: argparse.Namespace) -> Any:
@@ -113,6 +227,11 @@ def text_info(result: dict[str, Any]) -> str:
 
 HANDLERS: dict[str, tuple[Callable[[argparse.Namespace], Any], Callable[[dict[str, Any]], str]]] = {
     "append": (cmd_append, text_append),
+    "stale": (cmd_stale, text_stale),
+    "status": (cmd_status, text_status),
+    "topics": (cmd_topics, text_topics),
+    "timeline": (cmd_timeline, text_timeline),
+    "related": (cmd_related, text_related),
     "pages": (cmd_pages, text_pages),
     "info": (cmd_info, text_info),
 }
@@ -142,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
     data = result.to_json()
-    print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else as_text(data))
+    try:
+        print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else as_text(data))
+    except BrokenPipeError:  # `journal-agent stale | head`: the reader left, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     for warning in getattr(result, "warnings", []):
         print(f"{PROG}: warning: {warning}", file=sys.stderr)
     return 0

@@ -129,7 +129,7 @@ _UUID = r"[0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27}"
 _FAST_PATH_FAILS = (
     r"(?<!\[)\[(?!\[)"  # a '[' that does not open or continue a [[page ref]]
     r"|\[\[(?![^\[]*?\]\])"  # a [[ left open, or holding another '['
-    r"|(?<![^ \t!\"#',.:;?\[])#(?![ \t#])(?:[^ \t]*\[|[,;.!?'\":#]+(?![^ \t]))"  # #a[b, #.
+    r"|(?<![^ \t\n!\"#',.:;?\[])#(?![ \t\n#])(?:[^ \t\n]*\[|[,;.!?'\":#]+(?![^ \t\n]))"  # #a[b, #.
 )
 _FULL_GRAMMAR = re.compile(r"[!$*<=@\\^_`{~]|:/|" + _FAST_PATH_FAILS)
 _FULL_GRAMMAR_IN_PROPERTY = re.compile(r"\\|" + _FAST_PATH_FAILS)
@@ -137,7 +137,7 @@ _TAG_TRAIL = ",;.!?'\":#"  # the fast path drops these from a tag's end
 _LOGSEQ_PLAIN = re.compile(
     r"(?P<ref>\[\[(?P<name>[^\[]+?)\]\])"
     rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-    r"|(?P<tag>(?<![^ \t!\"#',.:;?\[])#(?![ \t#])(?P<tbody>[^ \t]+))"
+    r"|(?P<tag>(?<![^ \t\n!\"#',.:;?\[])#(?![ \t\n#])(?P<tbody>[^ \t\n]+))"
 )
 # Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
 # '(', '{', '<') are only seen where such a run stops: after white space or a delimiter.
@@ -152,28 +152,36 @@ _HTML_TAGS = (
     "strong|style|sub|sup|table|tbody|td|template|textarea|tfoot|th|thead|time|title|tr|track|u|"
     "ul|var|video|details|summary|wbr"
 )
+# Emphasis ends at the first closing delimiter after a non-space character, or after a space when
+# the text or another delimiter character follows; a code span inside is opaque.
+_EM_TEXT = r"(?:`[^`\n]+`|[\s\S])+?"
+_HTML = (
+    r"(?P<html><!--.*?-->|<(?P<htag>(?i:" + _HTML_TAGS + r"))(?=[ \t>])(?:.*?</(?i:(?P=htag))>|.*?/>))"
+)
+# HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
+_BLOCK_HTML = re.compile(_HTML)
 _LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
 _LOGSEQ_INLINE = re.compile(
     "|".join(
         [
-            r"(?P<code>`[^`]+`|``.*?``)",
+            r"(?P<code>`[^`\n]+`|``.*?``)",
             r"(?P<esc>\\.)",
-            _TOKEN + r"(?P<html><!--.*?-->|<(?P<htag>(?i:" + _HTML_TAGS + r"))(?=[ \t>])"
-            r"(?:.*?</(?i:(?P=htag))>|.*?/>))",
-            r"(?P<latex>\$\$[^$]*\$\$|\$[^ $](?:[^$]*[^$ (\[{])?\$)",
+            _TOKEN + _HTML,
+            r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)",
             _TOKEN + r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
             r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)|\[[^\s\[\]]*\])*)?)",
-            _TOKEN + r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}]*)\}\})",
+            _TOKEN + r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\})",
             r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])",
             r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
             r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
             rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))",
             rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))",
             _TOKEN + rf"(?P<bref>\(\((?P<uuid>{_UUID})\)\))",
-            r"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>.+?)(?<=\S)(?P=emd))",
-            rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>.+?)(?<=\S)(?P=emu))"
-            rf"(?![^{_PUNCT}])",
-            r"(?P<tag>#(?P<tbody>(?:[^ \t!\"#',:?\[]|\[(?!\[))+))",
+            r"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>" + _EM_TEXT + ")"
+            r"(?:(?<=\S)(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))",
+            rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
+            rf"(?:(?<=\S)(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])",
+            r"(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+))",
         ]
     )
 )
@@ -212,18 +220,17 @@ def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = 
     if full is None:
         full = _FULL_GRAMMAR.search(text) is not None
     for m in (_LOGSEQ_INLINE if full else _LOGSEQ_PLAIN).finditer(text):
-        group = m.lastgroup
+        group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
         if group == "tag":
             name = m.group("tbody").rstrip(".;" if full else _TAG_TRAIL)
             if name:
-                out.append(Ref(name, kind or "tag", lineno))
-        elif group in ("em", "uem"):
-            _emphasis_refs(m.group("emt") or m.group("emv"), lineno, out, kind)
-        elif group == "macro":
-            if m.group("mname") == "embed":
-                _embed_refs(m.group("margs"), lineno, out)
+                out.append(Ref(name, kind or "tag", line))
+        elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
+            _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
+        elif group == "macro" and m.group("mname") == "embed":
+            _embed_refs(m.group("margs"), line, out)
         else:
-            _link_ref(m, lineno, out, kind)
+            _link_ref(m, line, out, kind)
 
 
 def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | None) -> None:
@@ -244,17 +251,17 @@ def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | Non
         out.append(Ref(m.group("uuid").lower(), "block", lineno))
 
 
-def _emphasis_refs(inner: str, lineno: int, out: list[Ref], kind: RefKind | None) -> None:
+def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
     """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
     #tag, ((ref)) or macro."""
     for m in _LOGSEQ_INLINE.finditer(inner):
-        group = m.lastgroup
+        group, line = m.lastgroup, lineno + inner.count("\n", 0, m.start())
         if group in ("em", "uem"):
-            _emphasis_refs(m.group("emt") or m.group("emv"), lineno, out, kind)
+            _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
         elif group == "tagref":
-            out.append(Ref(m.group("tname"), kind or "link", lineno))
+            out.append(Ref(m.group("tname"), "link", line))
         elif group in ("ref", "nested", "labeled"):
-            _link_ref(m, lineno, out, kind)
+            _link_ref(m, line, out, None)
 
 
 def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
@@ -423,7 +430,8 @@ class _LogseqScan:
         self.in_props = True
         self.fences = [i for i, line in enumerate(lines) if _is_fence(line.lstrip(" \t"))]
         self.fence_end = -1  # the closing line of the open code fence
-        self.paragraph: list[tuple[int, str]] = []
+        self.paragraph: list[str] = []  # lines of the body text not yet scanned
+        self.paragraph_start = 0
 
     def line(self, lineno: int, line: str) -> None:
         if lineno <= self.fence_end:  # code: part of the block's text, never a reference
@@ -449,7 +457,10 @@ class _LogseqScan:
             block = self.builder.open(lineno, indent, "bullet", content.strip())
         block.marker, title = _split_marker(content)
         self.block, self.in_props = block, True
-        if not self.open_fence(lineno, content.lstrip(" \t")):
+        html = _BLOCK_HTML.match(title)
+        if html:
+            self.paragraph, self.paragraph_start = [title[html.end():]], lineno
+        elif not self.open_fence(lineno, content.lstrip(" \t")):
             _logseq_refs(title, lineno, block.refs)
 
     def text(self, lineno: int, line: str, body: str) -> None:
@@ -462,10 +473,16 @@ class _LogseqScan:
         ):
             return
         self.in_props = False
+        html = _BLOCK_HTML.match(body)
         if self.open_fence(lineno, body) or _DRAWER.match(body):
             self.flush()
-        elif body:
-            self.paragraph.append((lineno, line))
+        elif html:
+            self.flush()
+            self.paragraph, self.paragraph_start = [body[html.end():]], lineno
+        elif not self.paragraph:
+            self.paragraph, self.paragraph_start = [line], lineno
+        else:
+            self.paragraph.append(line)
 
     def open_fence(self, lineno: int, body: str) -> bool:
         """Whether ``body`` opens a code fence. mldoc closes it at the next line that starts with
@@ -479,11 +496,10 @@ class _LogseqScan:
         return True
 
     def flush(self) -> None:
-        """Scan the waiting paragraph, every line with the parser mldoc picks for all of it."""
+        """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines)."""
         if self.paragraph and self.block is not None:
-            full = any(_FULL_GRAMMAR.search(text) for _, text in self.paragraph)
-            for lineno, text in self.paragraph:
-                _logseq_refs(text, lineno, self.block.refs, full=full)
+            text = "\n".join(self.paragraph).rstrip()
+            _logseq_refs(text, self.paragraph_start, self.block.refs)
         self.paragraph = []
 
 

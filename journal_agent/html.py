@@ -1,0 +1,96 @@
+"""A topic's timeline as one self-contained HTML page, for people with no outliner to open.
+
+The page holds the topic, its derived status, an activity chart by ISO week (inline SVG) and the
+entries grouped by date, each rendered from Markdown with mistune (raw HTML escaped) and with
+wiki-links ``[[X]]``, ``[[X|label]]``, ``#[[X]]`` and ``#tag`` shown as links to the pages' files.
+No script, no external stylesheet, no network: it opens from disk anywhere.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import os
+import re
+from collections import Counter
+from itertools import groupby
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from .errors import JournalAgentError
+
+if TYPE_CHECKING:
+    from .api import TimelineResult
+
+_WIKI = re.compile(r"#?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|([^\[\]]+))?\]\]"
+                   r"|(?<![\w\]#&])#([^\s\[#,!?'\":;.]+)")
+
+
+def _markdown(text: str) -> str:
+    """Markdown → HTML with wiki-links turned into Markdown links first."""
+    import mistune  # lazy: only --html needs it
+
+    def link(m: re.Match[str]) -> str:
+        name = (m.group(1) or m.group(3)).strip()
+        label = (m.group(2) or name).replace("[", "(").replace("]", ")")
+        return f"[{label}](#{quote(name)})" if m.group(3) is None else f"[#{label}](#{quote(name)})"
+
+    render = mistune.create_markdown(escape=True, plugins=["strikethrough"])
+    out = str(render(_WIKI.sub(link, text))).strip()
+    return out[3:-4] if out.startswith("<p>") and out.endswith("</p>") else out
+
+
+def _chart(dates: list[dt.date]) -> str:
+    """Mentions per ISO week, as an inline SVG bar chart from the first week to the last."""
+    if not dates:
+        return "<p class='muted'>No dated mentions.</p>"
+    weeks = Counter(d - dt.timedelta(days=d.weekday()) for d in dates)
+    first, last = min(weeks), max(weeks)
+    span = [first + dt.timedelta(weeks=i) for i in range((last - first).days // 7 + 1)]
+    top = max(weeks.values())
+    width = max(8, min(24, 720 // len(span)))
+    bars = "".join(
+        f"<rect x='{i * width}' y='{60 - 56 * weeks[w] / top:.1f}' width='{width - 1}' "
+        f"height='{56 * weeks[w] / top:.1f}'><title>week of {w}: {weeks[w]}</title></rect>"
+        for i, w in enumerate(span) if weeks[w]
+    )
+    return (f"<svg role='img' aria-label='mentions per week' width='{len(span) * width}' "
+            f"height='64' viewBox='0 0 {len(span) * width} 64'>{bars}</svg>"
+            f"<p class='muted'>Mentions per week, {first} to {last}.</p>")
+
+
+_CSS = """body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
+color:#222}h1{margin-bottom:.2rem}.status{display:inline-block;padding:.1rem .6rem;border-radius:1rem;
+background:#eee;font-weight:600}.active{background:#d8f3dc}.resolved{background:#dbe9ff}
+.stale{background:#ffe5cc}svg rect{fill:#4a7bd0}.muted{color:#777;font-size:.85rem}
+h2{font-size:1rem;margin:1.4rem 0 .3rem;border-bottom:1px solid #eee}ul{margin:.2rem 0;
+padding-left:1.2rem}li.resolution::marker{content:'✓ '}a{color:#2455a4}"""
+
+
+def render_timeline(result: TimelineResult) -> str:
+    """The HTML page of a timeline."""
+    topic, entries = result.topic, result.entries
+    status = topic.status
+    dates = [e.date for e in entries if e.date]
+    parts = [f"<h1>{html.escape(topic.page.title)}</h1>",
+             f"<p><span class='status {status}'>{status}</span> "
+             f"<span class='muted'>{html.escape(topic.page.path or 'no file')} · "
+             f"{len(entries)} mention(s)</span></p>", _chart(dates)]
+    for date, group in groupby(entries, key=lambda e: e.date):
+        parts.append(f"<h2>{date.isoformat() if date else 'Pages (undated)'}</h2><ul>")
+        parts += [f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)} "
+                  f"<span class='muted'>— {html.escape(e.page)}</span></li>" for e in group]
+        parts.append("</ul>")
+    body = "\n".join(parts)
+    return (f"<!doctype html><html lang='en'><meta charset='utf-8'>"
+            f"<title>{html.escape(topic.page.title)} — timeline</title><style>{_CSS}</style>"
+            f"<body>{body}</body></html>\n")
+
+
+def write_timeline(result: TimelineResult, path: str | os.PathLike[str]) -> None:
+    """Write a timeline as an HTML page to ``path``."""
+    try:
+        Path(path).write_text(render_timeline(result), encoding="utf-8")
+    except OSError as exc:
+        raise JournalAgentError(f"{path}: cannot write the timeline page: {exc.strerror}") from exc

@@ -1,0 +1,208 @@
+"""Queries of the read path: derived status, stale threads, timelines, related topics.
+
+Status is never stored: it is derived, as of a day D, from the newest *dated* mention of a topic
+(a mention standing on a journal page, dated by that page):
+
+* ``resolved``    the newest dated mention is a resolution (DONE/CANCELED task, ``[x]``,
+                  ``Resolved:``); within one day the last in page order is the newest;
+* ``active``      the newest dated mention is at most N days before D;
+* ``stale``       it is more than N days before D;
+* ``unmentioned`` no dated mention: a reference page, not a thread.
+
+Mentions dated after D are ignored, so ``--as-of`` makes every answer reproducible. Mentions on
+other pages are undated backlinks: they show in a timeline and do not move recency. A page's
+references to itself do not count, and journal pages are not topics.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import PageNotFound
+from .index import Index
+from .registry import Page, PageRegistry, build_registry, page_key
+
+Status = Literal["active", "resolved", "stale", "unmentioned"]
+DEFAULT_DAYS = 21
+
+
+@dataclass(frozen=True)
+class Backlink:
+    """One block that mentions a topic."""
+
+    date: dt.date | None  # the journal day, or None on a non-journal page
+    page: str  # title of the page it stands on
+    path: str  # vault-relative file
+    line: int  # 0-based first line of the block
+    text: str
+    resolution: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"date": self.date.isoformat() if self.date else None, "page": self.page,
+                "path": self.path, "line": self.line, "text": self.text,
+                "resolution": self.resolution}
+
+
+@dataclass
+class Topic:
+    """A page and its backlinks, with its derived status as of a day."""
+
+    page: Page
+    backlinks: list[Backlink] = field(default_factory=list)
+    status: Status = "unmentioned"
+    last: Backlink | None = None  # the newest dated mention up to the as-of day
+    days_silent: int | None = None
+    mentions: int = 0  # backlinks visible as of the day (dated up to it, and undated)
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract's status object."""
+        return {"topic": self.page.title, "path": self.page.path, "status": self.status,
+                "last_mentioned": self.last.date.isoformat() if self.last and self.last.date
+                else None, "days_silent": self.days_silent, "mentions": self.mentions}
+
+
+class Graph:
+    """Every topic of an indexed vault with its backlinks (built once per query)."""
+
+    def __init__(self, index: Index, registry: PageRegistry | None = None,
+                 exclude: frozenset[str] = frozenset()) -> None:
+        self.index = index
+        self.registry = registry or build_registry(index)
+        self.topics: dict[str, Topic] = {}
+        self.namespaces = index.vault.flavor.syntax == "logseq"
+        for page in self.registry:
+            if page.date is None and page_key(page.title) not in exclude:
+                self.topics.setdefault(page_key(page.title), Topic(page))
+        self._collect()
+
+    def _collect(self) -> None:
+        memo: dict[str, list[str]] = {}
+        for rel, facts in self.index.files.items():
+            for mention in facts.mentions:
+                keys = memo.get(mention.target)
+                if keys is None:
+                    keys = memo[mention.target] = self._targets(mention.target)
+                for key in keys:
+                    topic = self.topics.get(key)
+                    if topic is None or topic.page.path == rel:
+                        continue  # unknown, excluded, a journal, or the page itself
+                    topic.backlinks.append(Backlink(facts.date, facts.title, rel, mention.line,
+                                                    mention.text, mention.resolution))
+        for topic in self.topics.values():
+            topic.backlinks = _dedupe(topic.backlinks)
+
+    def _targets(self, name: str) -> list[str]:
+        """The topic keys a reference lands on (Logseq: also every namespace parent)."""
+        page = self.registry.resolve(name)
+        if page is None:
+            return []
+        keys = [page_key(page.title)]
+        if self.namespaces and "/" in page.title:
+            parts = page.title.split("/")
+            for i in range(len(parts) - 1, 0, -1):
+                parent = self.registry.resolve("/".join(parts[:i]))
+                if parent is not None:
+                    keys.append(page_key(parent.title))
+        return keys
+
+    def topic(self, name: str) -> Topic:
+        """The topic ``name`` resolves to, or `PageNotFound` with the closest names."""
+        page = self.registry.resolve(name)
+        topic = self.topics.get(page_key(page.title)) if page else None
+        if topic is None:
+            hint = self.registry.suggest(name)
+            more = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
+            kind = "a journal page, not a topic" if page and page.date else "not a page"
+            raise PageNotFound(f"{name!r} is {kind} of this vault{more}")
+        return topic
+
+
+def _dedupe(backlinks: list[Backlink]) -> list[Backlink]:
+    """One backlink per block (a block naming a page twice, or by alias and title, is one)."""
+    seen: dict[tuple[str, int], Backlink] = {}
+    for b in backlinks:
+        seen.setdefault((b.path, b.line), b)
+    return list(seen.values())
+
+
+def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
+    """Fill in ``topic``'s status, newest mention and silence as of ``as_of``."""
+    dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
+    topic.mentions = len(dated) + sum(1 for b in topic.backlinks if b.date is None)
+    if not dated:
+        topic.status, topic.last, topic.days_silent = "unmentioned", None, None
+        return topic
+    topic.last = max(dated, key=lambda b: (b.date, b.path, b.line))
+    assert topic.last.date is not None
+    topic.days_silent = (as_of - topic.last.date).days
+    if topic.last.resolution:
+        topic.status = "resolved"
+    else:
+        topic.status = "active" if topic.days_silent <= days else "stale"
+    return topic
+
+
+def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
+    """The topic's backlinks, newest first: dated ones up to ``as_of``, then undated ones."""
+    dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
+    undated = [b for b in topic.backlinks if b.date is None]
+    dated.sort(key=lambda b: (b.date, b.path, b.line), reverse=True)
+    undated.sort(key=lambda b: (b.page.lower(), b.line))
+    return dated + undated
+
+
+def all_topics(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
+    """Every topic with its derived status, most recently mentioned first."""
+    topics = [derive(t, as_of, days) for t in graph.topics.values()]
+    return sorted(topics, key=lambda t: (-(t.last.date.toordinal() if t.last and t.last.date
+                                           else 0), t.page.title.lower()))
+
+
+def stale(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
+    """Threads nobody has mentioned for more than ``days`` days, most recently silent first."""
+    return [t for t in all_topics(graph, as_of, days) if t.status == "stale"]
+
+
+def related(graph: Graph, topic: Topic, as_of: dt.date, days: int,
+            limit: int = 10) -> list[tuple[Topic, float]]:
+    """The topics most co-mentioned with ``topic`` (same block), weighted by recency."""
+    weights = co_mention_weights(graph, as_of, days)
+    key = page_key(topic.page.title)
+    pairs = [(graph.topics[other], w) for (a, other), w in weights.items() if a == key]
+    pairs.sort(key=lambda p: (-p[1], p[0].page.title.lower()))
+    return pairs[:limit]
+
+
+def co_mention_weights(graph: Graph, as_of: dt.date, days: int) -> dict[tuple[str, str], float]:
+    """Pairwise co-mention weights: each shared block counts 0.5 ** (age / window)."""
+    by_block: dict[tuple[str, int], list[tuple[str, float]]] = defaultdict(list)
+    for key, topic in graph.topics.items():
+        for b in topic.backlinks:
+            if b.date is not None and b.date > as_of:
+                continue
+            age = (as_of - b.date).days if b.date else 4 * days
+            by_block[(b.path, b.line)].append((key, 0.5 ** (age / days)))
+    weights: dict[tuple[str, str], float] = defaultdict(float)
+    for members in by_block.values():
+        for first, w in members:
+            for second, _ in members:
+                if first != second:
+                    weights[(first, second)] += w
+    return weights
+
+
+def clusters(graph: Graph, as_of: dt.date, days: int, *, min_size: int = 2) -> list[list[Topic]]:
+    """Groups of topics that move together: communities of the weighted co-mention graph."""
+    import networkx as nx  # lazy: only related/clusters need it
+
+    g = nx.Graph()
+    for (a, b), w in co_mention_weights(graph, as_of, days).items():
+        if a < b:
+            g.add_edge(a, b, weight=w)
+    groups = nx.community.louvain_communities(g, weight="weight", seed=1) if g else []
+    result = [sorted((graph.topics[k] for k in group), key=lambda t: t.page.title.lower())
+              for group in groups if len(group) >= min_size]
+    return sorted(result, key=lambda group: (-len(group), group[0].page.title.lower()))
