@@ -31,6 +31,7 @@ CACHE_FORMAT = 1  # bump when PageFacts or the scan rules change
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
 RESOLUTION_PREFIXES = ("Resolved:", "[x]", "[X]")
 _PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
+_WIKI_REF_KINDS = _PAGE_REF_KINDS - {"tag"}  # an Obsidian #tag is a tag, not a backlink
 
 
 class Mention(NamedTuple):
@@ -72,17 +73,18 @@ def page_facts(vault: Vault, file: PageFile, outline: Outline) -> PageFacts:
     templates = tuple(b.properties["template"].strip() for b in outline.blocks
                       if "template" in b.properties)
     return PageFacts(title, file.date, tuple(aliases_of(props, wiki)), tombstone_of(props), ids,
-                     templates, tuple(_mentions(outline)))
+                     templates, tuple(_mentions(outline, _WIKI_REF_KINDS if wiki else _PAGE_REF_KINDS)))
 
 
-def _mentions(outline: Outline) -> list[Mention]:
+def _mentions(outline: Outline, kinds: frozenset[str]) -> list[Mention]:
     """Every (block, page name) pair, a block inheriting the names its ancestors reference."""
+    # Page properties are the page's first block (Logseq's pre-block), which starts at line 0.
     lines = outline.text.split("\n") if outline.page_refs else []
-    out = [Mention(r.target, r.line, False, lines[r.line].strip()) for r in outline.page_refs
-           if r.kind in _PAGE_REF_KINDS]
+    out = [Mention(r.target, 0, False, lines[r.line].strip()) for r in outline.page_refs
+           if r.kind in kinds]
     path_refs: list[tuple[str, ...]] = []
     for block in outline.blocks:
-        own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in _PAGE_REF_KINDS))
+        own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in kinds))
         inherited = path_refs[block.parent] if block.parent >= 0 else ()
         names = inherited + tuple(n for n in own if n not in inherited)
         path_refs.append(names)

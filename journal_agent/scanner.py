@@ -161,30 +161,40 @@ _HTML = (
 # HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
 _BLOCK_HTML = re.compile(_HTML)
 _LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
+_LINKS = "|".join(
+    [
+        r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])",
+        r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
+        r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
+        rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))",
+        rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))",
+    ]
+)
+_EMPHASIS = (
+    r"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>" + _EM_TEXT + ")"
+    r"(?:(?<=\S)(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
+    rf"|(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
+    rf"(?:(?<=\S)(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])"
+)
+_CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)|(?P<esc>\\.)"
 _LOGSEQ_INLINE = re.compile(
     "|".join(
         [
-            r"(?P<code>`[^`\n]+`|``.*?``)",
-            r"(?P<esc>\\.)",
+            _CODE_SPAN,
             _TOKEN + _HTML,
             r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)",
             _TOKEN + r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
             r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)|\[[^\s\[\]]*\])*)?)",
             _TOKEN + r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\})",
-            r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])",
-            r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
-            r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])",
-            rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))",
-            rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))",
+            _LINKS,
             _TOKEN + rf"(?P<bref>\(\((?P<uuid>{_UUID})\)\))",
-            r"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>" + _EM_TEXT + ")"
-            r"(?:(?<=\S)(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))",
-            rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
-            rf"(?:(?<=\S)(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])",
+            _EMPHASIS,
             r"(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+))",
         ]
     )
 )
+# Inside emphasis mldoc parses only links, code and more emphasis.
+_LOGSEQ_IN_EMPHASIS = re.compile("|".join([_CODE_SPAN, _LINKS, _EMPHASIS]))
 
 _WIKI_INLINE = re.compile(
     "|".join(
@@ -227,6 +237,8 @@ def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = 
                 out.append(Ref(name, kind or "tag", line))
         elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
             _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
+        elif group == "macro" and kind == "property":  # mldoc skips macros in properties
+            _logseq_refs(m.group()[2:-2], line, out, kind, full)
         elif group == "macro" and m.group("mname") == "embed":
             _embed_refs(m.group("margs"), line, out)
         else:
@@ -254,7 +266,7 @@ def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | Non
 def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
     """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
     #tag, ((ref)) or macro."""
-    for m in _LOGSEQ_INLINE.finditer(inner):
+    for m in _LOGSEQ_IN_EMPHASIS.finditer(inner):
         group, line = m.lastgroup, lineno + inner.count("\n", 0, m.start())
         if group in ("em", "uem"):
             _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
@@ -471,6 +483,7 @@ class _LogseqScan:
         if self.in_props and body and _read_property(
             body, lineno, self.block, self.outline, self.comma_properties
         ):
+            self.flush()  # the rest of a line after an HTML block ends at a property
             return
         self.in_props = False
         html = _BLOCK_HTML.match(body)

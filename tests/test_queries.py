@@ -1,0 +1,330 @@
+"""Derived status: every rule of DESIGN.md's "What counts as a mention" and "Derived status"."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from journal_agent import PageNotFound, open_vault
+from journal_agent.api import related, stale, status, timeline, topics
+from journal_agent.index import load_index
+from journal_agent.registry import build_registry, page_key
+
+from .conftest import SAMPLE_VAULT
+
+AS_OF = "2026-11-29"
+
+
+def logseq(root: Path, pages: dict[str, str], journals: dict[str, str]) -> Path:
+    """A Logseq graph: page title -> text, day "2026-11-20" -> journal text."""
+    (root / "logseq").mkdir(parents=True)
+    (root / "logseq" / "config.edn").write_text("{:file/name-format :triple-lowbar}")
+    (root / "pages").mkdir()
+    (root / "journals").mkdir()
+    for title, text in pages.items():
+        (root / "pages" / f"{title.replace('/', '___')}.md").write_text(text)
+    for day, text in journals.items():
+        (root / "journals" / f"{day.replace('-', '_')}.md").write_text(text)
+    return root
+
+
+def obsidian(root: Path, files: dict[str, str]) -> Path:
+    (root / ".obsidian").mkdir(parents=True)
+    (root / ".obsidian" / "daily-notes.json").write_text('{"folder": "Daily"}')
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def state(root: Path, topic: str, **kw: object) -> tuple[str, str | None]:
+    s = status(topic, vault=root, as_of=kw.pop("as_of", AS_OF), **kw).to_json()  # type: ignore[arg-type]
+    return s["status"], s["last_mentioned"]
+
+
+# -- what counts as a mention -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bullet",
+    ["- [[Topic]]", "- #Topic", "- #[[Topic]]", "- [see]([[Topic]])", "- {{embed [[Topic]]}}",
+     "- x\n  tags:: Topic, other", "- x\n  rel:: [[Topic]]", "- [[topic]] (case)",
+     "- [[Alias]]", "- DONE nothing\n\t- child under [[Topic]]"],
+)
+def test_logseq_mention_syntaxes(tmp_path: Path, bullet: str) -> None:
+    root = logseq(tmp_path, {"Topic": "alias:: Alias\n\n- t\n", "other": "- o\n"},
+                  {"2026-11-20": bullet + "\n"})
+    assert state(root, "Topic") == ("active", "2026-11-20")
+
+
+@pytest.mark.parametrize(
+    "bullet",
+    ["- `[[Topic]]`", "- ```\n  [[Topic]]\n  ```", "- ``a [[Topic]] b``", "- \\[[Topic]]",
+     "- x\n  id:: [[Topic]]", "- word#Topic", "- https://x.org/#Topic"],
+)
+def test_logseq_not_mentions(tmp_path: Path, bullet: str) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": bullet + "\n"})
+    assert state(root, "Topic") == ("unmentioned", None)
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["- [[Topic]]", "- [[Topic|label]]", "- [[Topic#Heading]]", "- [[Topic#^abc123]]",
+     "- ![[Topic]]", "- [text](Notes/Topic.md)", "- [text](Topic.md#part)", "- [[notes/topic]]",
+     "- [[Real|Alias]]"],
+)
+def test_obsidian_mention_syntaxes(tmp_path: Path, line: str) -> None:
+    topic = "---\naliases: [Alias]\n---\nbody\n" if "Real" not in line else "body\n"
+    files = {"Notes/Topic.md": topic, "Daily/2026-11-20.md": line + "\n",
+             "Real.md": "---\naliases: [Alias]\n---\n"}
+    root = obsidian(tmp_path, files)
+    name = "Real" if "Real" in line else "Topic"
+    assert state(root, name) == ("active", "2026-11-20")
+
+
+@pytest.mark.parametrize(
+    "line", ["- #Topic is a tag", "- [[Alias]] bare alias", "- `[[Topic]]`", "```\n[[Topic]]\n```",
+             "%% [[Topic]] %%", "- [[Topics]]"],
+)
+def test_obsidian_not_mentions(tmp_path: Path, line: str) -> None:
+    files = {"Topic.md": "---\naliases: [Alias]\n---\n", "Daily/2026-11-20.md": line + "\n"}
+    assert state(obsidian(tmp_path, files), "Topic") == ("unmentioned", None)
+
+
+def test_markdown_folder_wikilinks(tmp_path: Path) -> None:
+    (tmp_path / "journals").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "Topic.md").write_text("---\naliases: [T]\n---\n")
+    (tmp_path / "journals" / "2026-11-20.md").write_text("- [[topic|label]] and [[T]]\n")
+    assert state(tmp_path, "Topic") == ("active", "2026-11-20")
+    assert timeline("Topic", vault=tmp_path, as_of=AS_OF).to_json()["entries"][0]["line"] == 0
+
+
+def test_namespace_reference_also_mentions_the_parent(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Area/Leaf": "- l\n"}, {"2026-11-20": "- [[Area/Leaf]]\n"})
+    assert state(root, "Area") == ("active", "2026-11-20")
+    assert state(root, "area/leaf") == ("active", "2026-11-20")
+
+
+def test_self_references_do_not_count(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- see [[Topic]]\n"}, {})
+    assert state(root, "Topic") == ("unmentioned", None)
+    assert timeline("Topic", vault=root, as_of=AS_OF).entries == []
+
+
+def test_undated_backlinks_show_in_the_timeline_but_do_not_move_recency(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n", "Other": "- about [[Topic]]\n"},
+                  {"2026-10-01": "- [[Topic]] old\n"})
+    assert state(root, "Topic") == ("stale", "2026-10-01")
+    entries = timeline("Topic", vault=root, as_of=AS_OF).to_json()["entries"]
+    assert [(e["date"], e["page"]) for e in entries] == [("2026-10-01", "Oct 1st, 2026"),
+                                                        (None, "Other")]
+
+
+# -- derived status -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bullet",
+    ["- DONE [[Topic]] shipped", "- CANCELED [[Topic]]", "- CANCELLED [[Topic]]",
+     "- Resolved: [[Topic]] fixed", "- [[Topic]]\n\t- DONE the fix"],
+)
+def test_resolution_markers(tmp_path: Path, bullet: str) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-01": "- [[Topic]] opened\n",
+                                                 "2026-11-20": bullet + "\n"})
+    assert state(root, "Topic") == ("resolved", "2026-11-20")
+
+
+def test_obsidian_checked_box_resolves(tmp_path: Path) -> None:
+    files = {"Topic.md": "", "Daily/2026-11-20.md": "- [ ] [[Topic]] open\n- [x] [[Topic]] done\n"}
+    assert state(obsidian(tmp_path, files), "Topic") == ("resolved", "2026-11-20")
+
+
+def test_a_later_mention_reopens(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-10": "- DONE [[Topic]]\n",
+                                                 "2026-11-20": "- [[Topic]] broke again\n"})
+    assert state(root, "Topic") == ("active", "2026-11-20")
+
+
+def test_within_a_day_the_last_in_page_order_wins(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"},
+                  {"2026-11-20": "- DONE [[Topic]]\n- [[Topic]] reopened\n"})
+    assert state(root, "Topic")[0] == "active"
+    root2 = logseq(tmp_path / "b", {"Topic": "- t\n"},
+                   {"2026-11-20": "- [[Topic]] reopened\n- DONE [[Topic]]\n"})
+    assert state(root2, "Topic")[0] == "resolved"
+
+
+def test_todo_is_not_a_resolution_and_no_fuzzy_words(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"},
+                  {"2026-11-20": "- TODO [[Topic]] resolved? fixed! done.\n"})
+    assert state(root, "Topic")[0] == "active"
+
+
+def test_as_of_ignores_later_mentions(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-10-01": "- [[Topic]]\n",
+                                                 "2026-11-28": "- DONE [[Topic]]\n"})
+    assert state(root, "Topic", as_of="2026-10-15") == ("active", "2026-10-01")
+    assert state(root, "Topic", as_of="2026-11-27") == ("stale", "2026-10-01")
+    assert state(root, "Topic", as_of="2026-09-30") == ("unmentioned", None)
+
+
+@pytest.mark.parametrize(("days", "expected"), [(19, "active"), (18, "stale")])
+def test_the_window_edge(tmp_path: Path, days: int, expected: str) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-10": "- [[Topic]]\n"})
+    assert state(root, "Topic", days=days)[0] == expected  # 19 days before Nov 29
+
+
+def test_journal_pages_are_not_topics_and_unknown_names_are_refused(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]]\n"})
+    with pytest.raises(PageNotFound, match="a journal page, not a topic"):
+        status("Nov 20th, 2026", vault=root, as_of=AS_OF)
+    with pytest.raises(PageNotFound, match=r"'Topc' is not a page of this vault \(did you mean 'Topic'"):
+        status("Topc", vault=root, as_of=AS_OF)
+    assert [t["topic"] for t in topics(vault=root, as_of=AS_OF).to_json()["topics"]] == ["Topic"]
+
+
+def test_excluded_pages(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Topic": "- t\n", "Template": "- x\n"},
+                  {"2026-10-01": "- [[Template]] [[Topic]]\n"})
+    (root / ".journal-agent.toml").write_text('exclude = ["template"]\ndays = 90\n')
+    result = topics(vault=root, as_of=AS_OF).to_json()
+    assert [t["topic"] for t in result["topics"]] == ["Topic"] and result["days"] == 90
+
+
+def test_referenced_only_logseq_pages_are_topics_without_a_file(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {}, {"2026-10-01": "- met about [[Budget 2027]]\n"})
+    assert status("budget 2027", vault=root, as_of=AS_OF).to_json() == {
+        "topic": "Budget 2027", "path": None, "status": "stale", "last_mentioned": "2026-10-01",
+        "days_silent": 59, "mentions": 1}
+
+
+def test_unmentioned_is_never_stale(tmp_path: Path) -> None:
+    root = logseq(tmp_path, {"Reference": "- r\n"}, {})
+    assert stale(vault=root, as_of=AS_OF).to_json()["threads"] == []
+
+
+# -- the sample vault, end to end ----------------------------------------------------------------
+
+
+def test_sample_vault_has_an_active_a_resolved_and_a_stale_thread() -> None:
+    by_topic = {t["topic"]: t for t in topics(vault=SAMPLE_VAULT, as_of=AS_OF).to_json()["topics"]}
+    assert by_topic["Atlas Migration"]["status"] == "active"
+    assert by_topic["Flaky CI"]["status"] == "resolved"
+    assert by_topic["Vendor Contract"]["status"] == "stale"
+    assert by_topic["Reading List"]["status"] == "unmentioned"
+    threads = stale(vault=SAMPLE_VAULT, as_of=AS_OF).to_json()["threads"]
+    vendor = next(t for t in threads if t["topic"] == "Vendor Contract")
+    assert vendor == {"topic": "Vendor Contract", "path": "pages/Vendor Contract.md",
+                      "last_mentioned": "2026-10-02", "days_silent": 58, "mentions": 5,
+                      "last_text": "[[Vendor Contract]] Acme came back with a quote; waiting on "
+                                   "[[Omar Haddad]] to decide about the archive tier"}
+
+
+def test_related_and_clusters() -> None:
+    result = related("Atlas", vault=SAMPLE_VAULT, as_of=AS_OF).to_json()
+    names = [r["topic"] for r in result["related"]]
+    assert result["topic"] == "Atlas Migration" and names[0] == "Grafana"
+    assert "Vendor Contract" not in names
+    cluster = [t["topic"] for t in result["clusters"][0]]
+    assert "Atlas Migration" in cluster and "Grafana" in cluster
+    everything = related(vault=SAMPLE_VAULT, as_of=AS_OF).to_json()
+    assert ["Omar Haddad", "Vendor Contract"] in [[t["topic"] for t in g]
+                                                  for g in everything["clusters"]]
+
+
+def test_timeline_html_page(tmp_path: Path) -> None:
+    from journal_agent.html import write_timeline
+
+    out = tmp_path / "flaky.html"
+    write_timeline(timeline("Flaky CI", vault=SAMPLE_VAULT, as_of=AS_OF), out)
+    page = out.read_text()
+    assert "<h1>Flaky CI</h1>" in page and "class='status resolved'" in page
+    assert "<svg" in page and "<h2>2026-11-10</h2>" in page and "Pages (undated)" in page
+    assert "<a href=\"#Flaky%20CI\">Flaky CI</a>" in page  # wiki-links rendered as links
+    assert "<script" not in page and "http" not in page.replace("http://www.w3", "")
+
+
+def test_timeline_html_escapes_raw_html(tmp_path: Path) -> None:
+    from journal_agent.html import write_timeline
+
+    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]] <script>x()</script>\n"})
+    write_timeline(timeline("Topic", vault=root, as_of=AS_OF), tmp_path / "t.html")
+    assert "<script>" not in (tmp_path / "t.html").read_text()
+
+
+# -- agreement with Logseq's own parser -----------------------------------------------------------
+
+
+def _mldoc_backlinks(root: Path) -> dict[str, set[tuple[str, int]]]:
+    """Per topic key, the journal blocks whose path-refs (mldoc refs of the block and its
+    ancestors, by mldoc's levels) name it, resolved with the vault's registry."""
+    vault = open_vault(root)
+    registry = build_registry(load_index(vault, use_cache=False))
+    rels = sorted(p.relative_to(root).as_posix() for p in (root / "journals").glob("*.md"))
+    texts = [(root / rel).read_text(encoding="utf-8-sig") for rel in rels]
+    oracle = Path(__file__).parent / "oracle" / "mldoc_outline.js"
+    out = subprocess.run(["node", str(oracle)], input=json.dumps({"texts": texts}),
+                         capture_output=True, text=True, check=True)
+    found: dict[str, set[tuple[str, int]]] = {}
+    for rel, page in zip(rels, json.loads(out.stdout)):
+        for name in page["page_refs"]:  # the pre-block (page properties) starts at line 0
+            target = registry.resolve(name)
+            if target is not None:
+                found.setdefault(page_key(target.title), set()).add((rel, 0))
+        stack: list[tuple[int, list[str]]] = []
+        for block in page["blocks"]:
+            while stack and stack[-1][0] >= block["level"]:
+                stack.pop()
+            names = [n for n in block["refs"] if not n.startswith("((")]
+            path = (stack[-1][1] if stack else []) + names
+            stack.append((block["level"], path))
+            for name in path:
+                target = registry.resolve(name)
+                if target is not None:
+                    found.setdefault(page_key(target.title), set()).add((rel, block["line"]))
+    return found
+
+
+def test_timelines_agree_with_logseqs_parser() -> None:
+    expected = _mldoc_backlinks(SAMPLE_VAULT)
+    result = topics(vault=SAMPLE_VAULT, as_of="2030-01-01").to_json()["topics"]
+    assert len(result) > 10
+    for topic in result:
+        entries = timeline(topic["topic"], vault=SAMPLE_VAULT, as_of="2030-01-01").to_json()
+        ours = {(e["path"], e["line"]) for e in entries["entries"] if e["date"]}
+        mine = {k for k in expected.get(page_key(topic["topic"]), set())}
+        if "/" not in topic["topic"]:  # namespace parents: Logseq adds them outside mldoc
+            mine |= {x for k, v in expected.items() if k.startswith(page_key(topic["topic"]) + "/")
+                     for x in v}
+        assert ours == mine, topic["topic"]
+
+
+def test_timelines_agree_with_logseqs_parser_on_a_generated_vault(tmp_path: Path) -> None:
+    from .outline_gen import logseq_page
+
+    rng = random.Random(11)
+    day = dt.date(2026, 6, 1)
+    journals = {}
+    for i in range(60):
+        text = logseq_page(rng)
+        journals[(day + dt.timedelta(days=i)).isoformat()] = text.replace("\ufeff", "")
+    root = logseq(tmp_path, {}, journals)
+    expected = _mldoc_backlinks(root)
+    result = topics(vault=root, as_of="2030-01-01").to_json()["topics"]
+    assert len(result) > 20
+    compared = 0
+    for topic in result:
+        entries = timeline(topic["topic"], vault=root, as_of="2030-01-01").to_json()["entries"]
+        ours = {(e["path"], e["line"]) for e in entries if e["date"]}
+        mine = set(expected.get(page_key(topic["topic"]), set()))
+        mine |= {x for k, v in expected.items() if k.startswith(page_key(topic["topic"]) + "/")
+                 for x in v}
+        assert ours == mine, topic["topic"]
+        compared += len(ours)
+    assert compared > 100
