@@ -100,8 +100,11 @@ class PageRegistry:
         """The existing names closest to ``name`` (to offer instead of an unknown one)."""
         from rapidfuzz import fuzz, process, utils  # lazy: only refusals need it
 
+        # Plain edit-distance similarity: WRatio's partial matching offers "Nov 10th, 2026"
+        # for "Nope". Journal titles are left out: an agent that means a day writes the date.
+        names = [n for n in self.names() if (p := self.resolve(n)) is None or p.date is None]
         found = process.extract(
-            name, self.names(), scorer=fuzz.WRatio, processor=utils.default_process,
+            name, names, scorer=fuzz.ratio, processor=utils.default_process,
             limit=limit, score_cutoff=60,
         )
         return [match for match, _score, _index in found]

@@ -119,3 +119,64 @@ def test_hook_commands_import_nothing_heavy() -> None:
             " 'mistune', 'watchdog', 'rapidfuzz', 'dateutil'}; print(sorted(heavy & set(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_stale_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "stale", "--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29")
+    assert (code, err) == (0, "")
+    assert out.splitlines()[0] == "7 stale thread(s) as of 2026-11-29 (silent > 21 days)"
+    code, out, _ = run(capsys, "stale", "--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29",
+                       "--days", "30", "--json")
+    data = json.loads(out)
+    assert (data["as_of"], data["days"]) == ("2026-11-29", 30)
+    assert [t["topic"] for t in data["threads"]][:2] == ["Designing Data-Intensive Applications",
+                                                        "Onboarding: first week"]
+
+
+def test_status_topics_timeline_related(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    vault = ["--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29"]
+    code, out, _ = run(capsys, "status", "flaky ci", *vault)
+    assert (code, out) == (0, "Flaky CI: resolved, last mentioned 2026-11-10 (19 days ago), "
+                              "9 mention(s)\n")
+    code, out, _ = run(capsys, "topics", *vault, "--json")
+    assert json.loads(out)["topics"][0]["topic"] == "Atlas Migration"
+    html = tmp_path / "t.html"
+    code, out, _ = run(capsys, "timeline", "Vendor Contract", *vault, "--html", str(html))
+    assert code == 0 and out.startswith("Vendor Contract (pages/Vendor Contract.md)\n2026-10-02")
+    assert "<h1>Vendor Contract</h1>" in html.read_text()
+    code, out, _ = run(capsys, "related", "Vendor Contract", *vault)
+    assert "Omar Haddad (stale)" in out
+
+
+def test_unknown_topic_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "status", "Atlas Migratoin", "--vault", str(SAMPLE_VAULT))
+    assert code == 2
+    assert err.startswith("journal-agent: 'Atlas Migratoin' is not a page of this vault (did you")
+
+
+def test_append_from_stdin(capsys: pytest.CaptureFixture[str], logseq_vault: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("first [[Grafana]]\n\nsecond\n"))
+    code, out, _ = run(capsys, "append", "--vault", str(logseq_vault), "--agent", "codex",
+                       "--date", "2026-11-29", "--session", "s1", "--json", "-")
+    assert code == 0
+    assert json.loads(out) == {"page": "Nov 29th, 2026", "path": "journals/2026_11_29.md",
+                               "written": ["first [[Grafana]]", "second"], "duplicates": [],
+                               "refused": []}
+    page = (logseq_vault / "journals" / "2026_11_29.md").read_text()
+    assert page == "- codex log\n\t- first [[Grafana]]\n\t- second\n"
+    ledger = (logseq_vault / ".journal-agent" / "ledger.jsonl").read_text().splitlines()
+    assert [json.loads(line)["session"] for line in ledger] == ["s1", "s1"]
+
+
+def test_append_refusal_json_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                        logseq_vault: Path) -> None:
+    code, out, err = run(capsys, "append", "--vault", str(logseq_vault), "--date", "2026-11-29",
+                         "--json", "ok", "about [[Nope]]")
+    assert code == 2
+    assert json.loads(out)["refused"] == [
+        {"bullet": "about [[Nope]]", "reason": "no page named 'Nope'; writing it would create one"}]
+    assert err.count("\n") == 1 and "nothing written" in err
+    assert not (logseq_vault / "journals" / "2026_11_29.md").exists()
