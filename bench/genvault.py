@@ -28,10 +28,12 @@ CONFIG_EDN = (
 )
 NAMESPACES = ["Projects", "People", "Areas", "Meetings", "Reading", "Clients", "Team"]
 MARKERS = ["TODO", "DONE", "LATER", "NOW", "DOING", "CANCELED", "WAITING"]
-MONTHS = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
-FIRST = "Dana Omar Priya Lena Jonas Mei Tomás Aisha Kenji Sofia Ravi Ingrid Malik Chloé Yusuf".split()
-LAST = "Ruiz Haddad Nair Berg Okafor Novak Müller Tanaka Silva Kowalski Dubois Chen Ortiz".split()
-WORDS = """
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+FIRST = ["Dana", "Omar", "Priya", "Lena", "Jonas", "Mei", "Tomás", "Aisha", "Kenji", "Sofia",
+         "Ravi", "Ingrid", "Malik", "Chloé", "Yusuf"]
+LAST = ["Ruiz", "Haddad", "Nair", "Berg", "Okafor", "Novak", "Müller", "Tanaka", "Silva",
+        "Kowalski", "Dubois", "Chen", "Ortiz"]
+_WORDS = """
 atlas migration cluster backup grafana latency flaky test harness redis worker queue schema
 drift rollback snapshot runbook deploy canary release pipeline build cache index search
 parser outline journal page block link tag alias namespace graph sync conflict merge branch
@@ -49,7 +51,8 @@ kubernetes docker nginx linux kernel compiler debugger profiler benchmark regres
 memory leak thread lock mutex deadlock timeout retry backoff throttle quota limit shard
 replica leader follower consensus raft paxos ledger audit compliance privacy security
 café naïve zürich résumé façade piñata smörgåsbord déjà jalapeño crème brûlée
-""".split()
+"""
+WORDS = _WORDS.split()
 
 
 def ordinal(n: int) -> str:

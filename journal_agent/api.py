@@ -116,12 +116,20 @@ def append(
     >>> journal_agent.append(["Fixed the flaky test in [[Flaky CI]]"], vault="~/notes",
     ...                      agent="claude", session="abc123")          # doctest: +SKIP
     """
-    from .writer import Bullet, append as write
+    from .writer import Bullet
+    from .writer import append as write
 
     items = [bullets] if isinstance(bullets, str) else list(bullets)
     wrapped = [b if isinstance(b, Bullet) else Bullet(b, kind) for b in items]
-    return write(wrapped, vault=_vault(vault), agent=agent, date=parse_day(date) if date else None,
-                 session=session, header=header, unlink_unknown=unlink)
+    return write(
+        wrapped,
+        vault=_vault(vault),
+        agent=agent,
+        date=parse_day(date) if date else None,
+        session=session,
+        header=header,
+        unlink_unknown=unlink,
+    )
 
 
 # -- the read path --------------------------------------------------------------------------------
@@ -137,8 +145,9 @@ class Query:
     use_cache: bool = True
 
     @classmethod
-    def of(cls, vault: VaultArg, as_of: str | dt.date | None, days: int | None,
-           use_cache: bool) -> Query:
+    def of(
+        cls, vault: VaultArg, as_of: str | dt.date | None, days: int | None, use_cache: bool
+    ) -> Query:
         v = _vault(vault)
         window = days if days is not None else int(v.own_config.get("days", DEFAULT_DAYS))
         if window < 1:
@@ -166,8 +175,9 @@ class TopicsResult:
 
     def to_json(self) -> dict[str, Any]:
         if self.key == "threads":
-            items = [dict(t.to_json(), last_text=t.last.text if t.last else None)
-                     for t in self.topics]
+            items = [
+                dict(t.to_json(), last_text=t.last.text if t.last else None) for t in self.topics
+            ]
             for item in items:
                 item.pop("status")
         else:
@@ -175,26 +185,44 @@ class TopicsResult:
         return {"as_of": self.as_of.isoformat(), "days": self.days, self.key: items}
 
 
-def topics(*, vault: VaultArg = None, as_of: str | dt.date | None = None, days: int | None = None,
-           use_cache: bool = True) -> TopicsResult:
+def topics(
+    *,
+    vault: VaultArg = None,
+    as_of: str | dt.date | None = None,
+    days: int | None = None,
+    use_cache: bool = True,
+) -> TopicsResult:
     """Every topic with its derived status (active, resolved, stale, unmentioned)."""
     q = Query.of(vault, as_of, days, use_cache)
     graph = q.graph()
-    return TopicsResult(q.as_of, q.days, all_topics(graph, q.as_of, q.days),
-                        warnings=graph.index.warnings)
+    return TopicsResult(
+        q.as_of, q.days, all_topics(graph, q.as_of, q.days), warnings=graph.index.warnings
+    )
 
 
-def stale(*, vault: VaultArg = None, as_of: str | dt.date | None = None, days: int | None = None,
-          use_cache: bool = True) -> TopicsResult:
+def stale(
+    *,
+    vault: VaultArg = None,
+    as_of: str | dt.date | None = None,
+    days: int | None = None,
+    use_cache: bool = True,
+) -> TopicsResult:
     """The threads nobody has mentioned for more than ``days`` days (default 21)."""
     q = Query.of(vault, as_of, days, use_cache)
     graph = q.graph()
-    return TopicsResult(q.as_of, q.days, stale_topics(graph, q.as_of, q.days), "threads",
-                        graph.index.warnings)
+    return TopicsResult(
+        q.as_of, q.days, stale_topics(graph, q.as_of, q.days), "threads", graph.index.warnings
+    )
 
 
-def status(topic: str, *, vault: VaultArg = None, as_of: str | dt.date | None = None,
-           days: int | None = None, use_cache: bool = True) -> Topic:
+def status(
+    topic: str,
+    *,
+    vault: VaultArg = None,
+    as_of: str | dt.date | None = None,
+    days: int | None = None,
+    use_cache: bool = True,
+) -> Topic:
     """One topic's derived status."""
     q = Query.of(vault, as_of, days, use_cache)
     return derive(q.graph().topic(topic), q.as_of, q.days)
@@ -208,12 +236,21 @@ class TimelineResult:
     entries: list[Backlink]
 
     def to_json(self) -> dict[str, Any]:
-        return {"topic": self.topic.page.title, "path": self.topic.page.path,
-                "entries": [b.to_json() for b in self.entries]}
+        return {
+            "topic": self.topic.page.title,
+            "path": self.topic.page.path,
+            "entries": [b.to_json() for b in self.entries],
+        }
 
 
-def timeline(topic: str, *, vault: VaultArg = None, as_of: str | dt.date | None = None,
-             days: int | None = None, use_cache: bool = True) -> TimelineResult:
+def timeline(
+    topic: str,
+    *,
+    vault: VaultArg = None,
+    as_of: str | dt.date | None = None,
+    days: int | None = None,
+    use_cache: bool = True,
+) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
     q = Query.of(vault, as_of, days, use_cache)
     found = derive(q.graph().topic(topic), q.as_of, q.days)
@@ -231,17 +268,34 @@ class RelatedResult:
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.topic is not None:
-            data = {"topic": self.topic.page.title, "path": self.topic.page.path,
-                    "related": [{"topic": t.page.title, "path": t.page.path, "status": t.status,
-                                 "weight": round(w, 3)} for t, w in self.related]}
-        data["clusters"] = [[{"topic": t.page.title, "path": t.page.path} for t in group]
-                            for group in self.clusters]
+            data = {
+                "topic": self.topic.page.title,
+                "path": self.topic.page.path,
+                "related": [
+                    {
+                        "topic": t.page.title,
+                        "path": t.page.path,
+                        "status": t.status,
+                        "weight": round(w, 3),
+                    }
+                    for t, w in self.related
+                ],
+            }
+        data["clusters"] = [
+            [{"topic": t.page.title, "path": t.page.path} for t in group] for group in self.clusters
+        ]
         return data
 
 
-def related(topic: str | None = None, *, vault: VaultArg = None,
-            as_of: str | dt.date | None = None, days: int | None = None, limit: int = 10,
-            use_cache: bool = True) -> RelatedResult:
+def related(
+    topic: str | None = None,
+    *,
+    vault: VaultArg = None,
+    as_of: str | dt.date | None = None,
+    days: int | None = None,
+    limit: int = 10,
+    use_cache: bool = True,
+) -> RelatedResult:
     """The topics most co-mentioned with ``topic`` (recent blocks weigh more), and the cluster it
     belongs to; without a topic, every cluster of two or more topics."""
     q = Query.of(vault, as_of, days, use_cache)

@@ -69,15 +69,21 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--json", action="store_true", help="machine-readable output")
     for name, (summary, example) in COMMANDS.items():
         cmd = sub.add_parser(
-            name, parents=[common], help=summary, description=summary,
-            epilog=f"example:\n  {example}", formatter_class=argparse.RawDescriptionHelpFormatter,
+            name,
+            parents=[common],
+            help=summary,
+            description=summary,
+            epilog=f"example:\n  {example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         if name == "append":
             _append_arguments(cmd)
         if name in QUERIES:
             _query_arguments(cmd, name)
         if name == "info":
-            cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the day to show (default: today)")
+            cmd.add_argument(
+                "--date", metavar="YYYY-MM-DD", help="the day to show (default: today)"
+            )
     return parser
 
 
@@ -86,10 +92,17 @@ def _append_arguments(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--agent", default="agent", help="the agent's name (header: NAME log)")
     cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)")
     cmd.add_argument("--session", metavar="ID", help="the session id, kept in the ledger")
-    cmd.add_argument("--kind", choices=("note", "decision", "resolution"), default="note",
-                     help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'")
-    cmd.add_argument("--unlink", action="store_true",
-                     help="write references to unknown pages as plain text instead of refusing")
+    cmd.add_argument(
+        "--kind",
+        choices=("note", "decision", "resolution"),
+        default="note",
+        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
+    )
+    cmd.add_argument(
+        "--unlink",
+        action="store_true",
+        help="write references to unknown pages as plain text instead of refusing",
+    )
 
 
 QUERIES = ("stale", "status", "topics", "timeline", "related")
@@ -108,8 +121,12 @@ def _query_arguments(cmd: argparse.ArgumentParser, name: str) -> None:
 
 
 def _query(args: argparse.Namespace) -> dict[str, Any]:
-    return {"vault": args.vault, "as_of": args.as_of, "days": args.days,
-            "use_cache": not args.no_cache}
+    return {
+        "vault": args.vault,
+        "as_of": args.as_of,
+        "days": args.days,
+        "use_cache": not args.no_cache,
+    }
 
 
 def cmd_stale(args: argparse.Namespace) -> Any:
@@ -119,8 +136,10 @@ def cmd_stale(args: argparse.Namespace) -> Any:
 
 
 def text_stale(result: dict[str, Any]) -> str:
-    rows = [(t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
-            for t in result["threads"]]
+    rows = [
+        (t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
+        for t in result["threads"]
+    ]
     head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
     return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
 
@@ -144,8 +163,10 @@ def cmd_topics(args: argparse.Namespace) -> Any:
 
 
 def text_topics(result: dict[str, Any]) -> str:
-    rows = [(t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
-            for t in result["topics"]]
+    rows = [
+        (t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
+        for t in result["topics"]
+    ]
     return _table(("topic", "status", "last", "mentions"), rows)
 
 
@@ -188,8 +209,15 @@ def cmd_append(args: argparse.Namespace) -> Any:
     from .api import append
 
     bullets = [b for arg in args.bullets for b in (_stdin_lines() if arg == "-" else [arg])]
-    return append(bullets, vault=args.vault, agent=args.agent, date=args.date,
-                  session=args.session, kind=args.kind, unlink=args.unlink)
+    return append(
+        bullets,
+        vault=args.vault,
+        agent=args.agent,
+        date=args.date,
+        session=args.session,
+        kind=args.kind,
+        unlink=args.unlink,
+    )
 
 
 def _stdin_lines() -> list[str]:
@@ -197,8 +225,10 @@ def _stdin_lines() -> list[str]:
 
 
 def text_append(result: dict[str, Any]) -> str:
-    lines = [f"{result['path']}: wrote {len(result['written'])}, "
-             f"skipped {len(result['duplicates'])} already written"]
+    lines = [
+        f"{result['path']}: wrote {len(result['written'])}, "
+        f"skipped {len(result['duplicates'])} already written"
+    ]
     lines += [f"  + {text}" for text in result["written"]]
     lines += [f"  = {text}" for text in result["duplicates"]]
     return "\n".join(lines)
@@ -239,8 +269,8 @@ HANDLERS: dict[str, tuple[Callable[[argparse.Namespace], Any], Callable[[dict[st
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)
 
 

@@ -89,8 +89,9 @@ class PageNotFound(Refused):
 class BulletsRefused(Refused):
     """A bullet breaks a bullet rule or references a page that does not exist."""
 
-    def __init__(self, message: str, problems: list[Any], page: str | None = None,
-                 path: str | None = None) -> None:
+    def __init__(
+        self, message: str, problems: list[Any], page: str | None = None, path: str | None = None
+    ) -> None:
         super().__init__(message)
         self.problems = problems
         self.page = page
@@ -98,8 +99,13 @@ class BulletsRefused(Refused):
 
     def to_json(self) -> dict[str, Any]:
         """The append contract's shape: nothing written, every problem refused."""
-        return {"page": self.page, "path": self.path, "written": [], "duplicates": [],
-                "refused": [{"bullet": p.bullet, "reason": p.message} for p in self.problems]}
+        return {
+            "page": self.page,
+            "path": self.path,
+            "written": [],
+            "duplicates": [],
+            "refused": [{"bullet": p.bullet, "reason": p.message} for p in self.problems],
+        }
 
 
 class UnsafePage(Refused):

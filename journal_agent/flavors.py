@@ -16,8 +16,8 @@ import json
 import os
 import re
 import unicodedata
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import quote, unquote
@@ -88,7 +88,10 @@ class LogseqFlavor(Flavor):
     name = "logseq"
     syntax = "logseq"
     INDENTS: ClassVar[dict[str, str]] = {
-        "tab": "\t", "two-spaces": "  ", "four-spaces": "    ", "eight-spaces": "        "
+        "tab": "\t",
+        "two-spaces": "  ",
+        "four-spaces": "    ",
+        "eight-spaces": "        ",
     }
 
     def detect(self, root: Path) -> bool:
@@ -132,7 +135,7 @@ class LogseqFlavor(Flavor):
         if settings.file_name_format != "triple-lowbar":
             return quote(title, safe=" !$&'()+,;=@[]^`{}~")
         name = _URL_ESCAPE.sub(lambda m: "%25" + m.group(0)[1:], title)
-        name = _RESERVED.sub(lambda m: "%{:02X}".format(ord(m.group(0))), name)
+        name = _RESERVED.sub(lambda m: f"%{ord(m.group(0)):02X}", name)
         if name.startswith("."):
             name = "%2E" + name[1:]
         if _WINDOWS_RESERVED.match(name) or name.endswith("."):
@@ -352,4 +355,3 @@ def flavor_named(name: str) -> Flavor:
             return flavor
     names = ", ".join(f.name for f in DEFAULT_FLAVORS)
     raise ConfigError(f"unknown vault flavor {name!r} (known: {names})")
-

@@ -22,8 +22,16 @@ from .scanner import Ref, Syntax, inline_refs
 MAX_LENGTH = 1000  # characters; a journal bullet longer than this is a document, not a note
 
 ProblemKind = Literal[
-    "empty", "multiline", "control", "too-long", "structure", "property", "unknown-page",
-    "alias-link", "unknown-block", "superseded",
+    "empty",
+    "multiline",
+    "control",
+    "too-long",
+    "structure",
+    "property",
+    "unknown-page",
+    "alias-link",
+    "unknown-block",
+    "superseded",
 ]
 
 
@@ -38,8 +46,13 @@ class Problem:
     suggestions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"bullet": self.bullet, "kind": self.kind, "name": self.name,
-                "message": self.message, "suggestions": self.suggestions}
+        return {
+            "bullet": self.bullet,
+            "kind": self.kind,
+            "name": self.name,
+            "message": self.message,
+            "suggestions": self.suggestions,
+        }
 
 
 _STRUCTURE = re.compile(r"^(?:[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|```|~~~|---\s*$)")
@@ -59,19 +72,34 @@ def lint_text(bullet: str, max_length: int = MAX_LENGTH) -> list[Problem]:
         return [Problem(bullet, "control", f"control characters {', '.join(bad)} are not text")]
     problems = []
     if len(bullet) > max_length:
-        problems.append(Problem(bullet, "too-long",
-                                f"{len(bullet)} characters; the limit is {max_length}"))
+        problems.append(
+            Problem(bullet, "too-long", f"{len(bullet)} characters; the limit is {max_length}")
+        )
     if _STRUCTURE.match(bullet.strip()):
-        problems.append(Problem(bullet, "structure",
-                                "starts with a list, heading, quote or code marker; write plain text"))
+        problems.append(
+            Problem(
+                bullet,
+                "structure",
+                "starts with a list, heading, quote or code marker; write plain text",
+            )
+        )
     if _PROPERTY.search(bullet):
-        problems.append(Problem(bullet, "property",
-                                "'key:: value' would become a property (and a property page)"))
+        problems.append(
+            Problem(
+                bullet, "property", "'key:: value' would become a property (and a property page)"
+            )
+        )
     return problems
 
 
-def lint(bullet: str, registry: PageRegistry, syntax: Syntax, *, block_ids: frozenset[str],
-         max_length: int = MAX_LENGTH) -> list[Problem]:
+def lint(
+    bullet: str,
+    registry: PageRegistry,
+    syntax: Syntax,
+    *,
+    block_ids: frozenset[str],
+    max_length: int = MAX_LENGTH,
+) -> list[Problem]:
     """Every problem of one bullet: its shape, then each reference it makes."""
     problems = lint_text(bullet, max_length)
     if problems:
@@ -83,8 +111,9 @@ def lint(bullet: str, registry: PageRegistry, syntax: Syntax, *, block_ids: froz
     return problems
 
 
-def _check_ref(bullet: str, ref: Ref, registry: PageRegistry,
-               block_ids: frozenset[str]) -> Problem | None:
+def _check_ref(
+    bullet: str, ref: Ref, registry: PageRegistry, block_ids: frozenset[str]
+) -> Problem | None:
     if ref.kind == "block":
         if ref.target.lower() in block_ids:
             return None
@@ -96,21 +125,35 @@ def _check_ref(bullet: str, ref: Ref, registry: PageRegistry,
         return _unknown(bullet, ref.target, registry)
     superseded = page.superseded_by
     if superseded:
-        return Problem(bullet, "superseded", f"page {page.title!r} is superseded by "
-                       f"{superseded!r}", ref.target, [superseded])
+        return Problem(
+            bullet,
+            "superseded",
+            f"page {page.title!r} is superseded by {superseded!r}",
+            ref.target,
+            [superseded],
+        )
     return None
 
 
 def _unknown(bullet: str, name: str, registry: PageRegistry) -> Problem:
     real = registry.alias_owner(name) if registry.wiki else None
     if real is not None:
-        return Problem(bullet, "alias-link",
-                       f"{name!r} is an alias of {real.title!r}: write [[{real.title}|{name}]]",
-                       name, [f"{real.title}|{name}"])
+        return Problem(
+            bullet,
+            "alias-link",
+            f"{name!r} is an alias of {real.title!r}: write [[{real.title}|{name}]]",
+            name,
+            [f"{real.title}|{name}"],
+        )
     suggestions = registry.suggest(name)
     hint = f" (did you mean {', '.join(repr(s) for s in suggestions)}?)" if suggestions else ""
-    return Problem(bullet, "unknown-page",
-                   f"no page named {name!r}; writing it would create one{hint}", name, suggestions)
+    return Problem(
+        bullet,
+        "unknown-page",
+        f"no page named {name!r}; writing it would create one{hint}",
+        name,
+        suggestions,
+    )
 
 
 _WIKI_LINK = re.compile(r"!?\[\[([^\[\]|#^]*)([#^][^\[\]|]*)?(?:\|([^\[\]]*))?\]\]")
@@ -126,9 +169,11 @@ def unlink(bullet: str, unknown: set[str], syntax: Syntax) -> str:
     """``bullet`` with its references to the ``unknown`` names written as plain text."""
     keys = {name.lower() for name in unknown}
     if syntax == "wiki":
+
         def plain_wiki(m: re.Match[str]) -> str:
             target = m.group(1).strip()
             return (m.group(3) or target) if target.lower() in keys else m.group(0)
+
         return _WIKI_LINK.sub(plain_wiki, bullet)
 
     def plain(m: re.Match[str]) -> str:
@@ -136,4 +181,5 @@ def unlink(bullet: str, unknown: set[str], syntax: Syntax) -> str:
         if name.lower() not in keys:
             return m.group(0)
         return m.group(2) if m.group(3) is not None and m.group(2) else name
+
     return _LOGSEQ_LINK.sub(plain, bullet)

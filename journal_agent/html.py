@@ -23,8 +23,10 @@ from .errors import JournalAgentError
 if TYPE_CHECKING:
     from .api import TimelineResult
 
-_WIKI = re.compile(r"#?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|([^\[\]]+))?\]\]"
-                   r"|(?<![\w\]#&])#([^\s\[#,!?'\":;.]+)")
+_WIKI = re.compile(
+    r"#?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|([^\[\]]+))?\]\]"
+    r"|(?<![\w\]#&])#([^\s\[#,!?'\":;.]+)"
+)
 
 
 def _markdown(text: str) -> str:
@@ -53,16 +55,19 @@ def _chart(dates: list[dt.date]) -> str:
     bars = "".join(
         f"<rect x='{i * width}' y='{60 - 56 * weeks[w] / top:.1f}' width='{width - 1}' "
         f"height='{56 * weeks[w] / top:.1f}'><title>week of {w}: {weeks[w]}</title></rect>"
-        for i, w in enumerate(span) if weeks[w]
+        for i, w in enumerate(span)
+        if weeks[w]
     )
-    return (f"<svg role='img' aria-label='mentions per week' width='{len(span) * width}' "
-            f"height='64' viewBox='0 0 {len(span) * width} 64'>{bars}</svg>"
-            f"<p class='muted'>Mentions per week, {first} to {last}.</p>")
+    return (
+        f"<svg role='img' aria-label='mentions per week' width='{len(span) * width}' "
+        f"height='64' viewBox='0 0 {len(span) * width} 64'>{bars}</svg>"
+        f"<p class='muted'>Mentions per week, {first} to {last}.</p>"
+    )
 
 
 _CSS = """body{font:15px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;
-color:#222}h1{margin-bottom:.2rem}.status{display:inline-block;padding:.1rem .6rem;border-radius:1rem;
-background:#eee;font-weight:600}.active{background:#d8f3dc}.resolved{background:#dbe9ff}
+color:#222}h1{margin-bottom:.2rem}.status{display:inline-block;padding:.1rem .6rem;
+border-radius:1rem;background:#eee;font-weight:600}.active{background:#d8f3dc}.resolved{background:#dbe9ff}
 .stale{background:#ffe5cc}svg rect{fill:#4a7bd0}.muted{color:#777;font-size:.85rem}
 h2{font-size:1rem;margin:1.4rem 0 .3rem;border-bottom:1px solid #eee}ul{margin:.2rem 0;
 padding-left:1.2rem}li.resolution::marker{content:'✓ '}a{color:#2455a4}"""
@@ -73,19 +78,27 @@ def render_timeline(result: TimelineResult) -> str:
     topic, entries = result.topic, result.entries
     status = topic.status
     dates = [e.date for e in entries if e.date]
-    parts = [f"<h1>{html.escape(topic.page.title)}</h1>",
-             f"<p><span class='status {status}'>{status}</span> "
-             f"<span class='muted'>{html.escape(topic.page.path or 'no file')} · "
-             f"{len(entries)} mention(s)</span></p>", _chart(dates)]
+    parts = [
+        f"<h1>{html.escape(topic.page.title)}</h1>",
+        f"<p><span class='status {status}'>{status}</span> "
+        f"<span class='muted'>{html.escape(topic.page.path or 'no file')} · "
+        f"{len(entries)} mention(s)</span></p>",
+        _chart(dates),
+    ]
     for date, group in groupby(entries, key=lambda e: e.date):
         parts.append(f"<h2>{date.isoformat() if date else 'Pages (undated)'}</h2><ul>")
-        parts += [f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)} "
-                  f"<span class='muted'>— {html.escape(e.page)}</span></li>" for e in group]
+        parts += [
+            f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)} "
+            f"<span class='muted'>— {html.escape(e.page)}</span></li>"
+            for e in group
+        ]
         parts.append("</ul>")
     body = "\n".join(parts)
-    return (f"<!doctype html><html lang='en'><meta charset='utf-8'>"
-            f"<title>{html.escape(topic.page.title)} — timeline</title><style>{_CSS}</style>"
-            f"<body>{body}</body></html>\n")
+    return (
+        f"<!doctype html><html lang='en'><meta charset='utf-8'>"
+        f"<title>{html.escape(topic.page.title)} — timeline</title><style>{_CSS}</style>"
+        f"<body>{body}</body></html>\n"
+    )
 
 
 def write_timeline(result: TimelineResult, path: str | os.PathLike[str]) -> None:

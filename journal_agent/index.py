@@ -13,11 +13,13 @@ path-refs: a ``DONE`` child under a bullet about ``[[X]]`` is part of X's linked
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import os
 import pickle
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -70,18 +72,29 @@ def page_facts(vault: Vault, file: PageFile, outline: Outline) -> PageFacts:
     from .registry import aliases_of, tombstone_of  # the registry's rules for properties
 
     ids = tuple(b.properties["id"].strip().lower() for b in outline.blocks if "id" in b.properties)
-    templates = tuple(b.properties["template"].strip() for b in outline.blocks
-                      if "template" in b.properties)
-    return PageFacts(title, file.date, tuple(aliases_of(props, wiki)), tombstone_of(props), ids,
-                     templates, tuple(_mentions(outline, _WIKI_REF_KINDS if wiki else _PAGE_REF_KINDS)))
+    templates = tuple(
+        b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
+    )
+    return PageFacts(
+        title,
+        file.date,
+        tuple(aliases_of(props, wiki)),
+        tombstone_of(props),
+        ids,
+        templates,
+        tuple(_mentions(outline, _WIKI_REF_KINDS if wiki else _PAGE_REF_KINDS)),
+    )
 
 
 def _mentions(outline: Outline, kinds: frozenset[str]) -> list[Mention]:
     """Every (block, page name) pair, a block inheriting the names its ancestors reference."""
     # Page properties are the page's first block (Logseq's pre-block), which starts at line 0.
     lines = outline.text.split("\n") if outline.page_refs else []
-    out = [Mention(r.target, 0, False, lines[r.line].strip()) for r in outline.page_refs
-           if r.kind in kinds]
+    out = [
+        Mention(r.target, 0, False, lines[r.line].strip())
+        for r in outline.page_refs
+        if r.kind in kinds
+    ]
     path_refs: list[tuple[str, ...]] = []
     for block in outline.blocks:
         own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in kinds))
@@ -127,15 +140,33 @@ def cache_path(vault: Vault) -> Path:
 
 
 def _fingerprint(vault: Vault) -> str:
-    """What the cached facts depend on besides the files: settings, flavor, rules, version."""
+    """What the cached facts depend on besides the files: settings, flavor, rules, version.
+
+    Sets are sorted: their repr follows the process's hash seed, which differs between runs.
+    """
     from . import __version__
 
-    parts = (CACHE_FORMAT, __version__, vault.flavor.name, repr(vault.settings),
-             sorted(RESOLUTION_MARKERS), RESOLUTION_PREFIXES, sys.version_info[:2])
+    settings = {
+        k: sorted(v) if isinstance(v, frozenset) else v for k, v in vars(vault.settings).items()
+    }
+    parts = (
+        CACHE_FORMAT,
+        __version__,
+        vault.flavor.name,
+        sorted(settings.items()),
+        sorted(RESOLUTION_MARKERS),
+        RESOLUTION_PREFIXES,
+        sys.version_info[:2],
+    )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-_Entry = tuple[int, int, int, "PageFacts | str"]  # mtime_ns, size, inode, facts or the warning
+# mtime_ns, size, inode, the facts (or the warning), and a digest of the bytes for racy entries
+_Entry = tuple[int, int, int, "PageFacts | str", "bytes | None"]
+#: A file modified this recently may change again within the same timestamp tick (2 s on FAT,
+#: 1 s on HFS+, a few ms on older Linux) without its size changing ("racily clean", as git calls
+#: it): its entry keeps a digest of the bytes, and the next run compares the bytes too.
+RACY_NS = 2_000_000_000
 
 
 def load_index(vault: Vault, *, use_cache: bool = True, progress: bool = False) -> Index:
@@ -148,39 +179,74 @@ def load_index(vault: Vault, *, use_cache: bool = True, progress: bool = False) 
     entries: dict[str, _Entry] = {}
     index = Index(vault, {}, warnings)
     reporter = _Progress(len(files)) if progress and len(files) - len(old) > 2000 else None
+    racy_after = time.time_ns() - RACY_NS
     for n, file in enumerate(files):
-        entry = old.get(file.rel)
-        if entry is None or entry[:3] != (file.mtime_ns, file.size, file.inode):
-            entry = (file.mtime_ns, file.size, file.inode, _scan_file(vault, file))
+        entry = _cached(vault, file, old.get(file.rel), racy_after)
+        if entry is None:
+            entry = _fresh_entry(vault, file, racy_after)
             index.rescanned += 1
             if reporter:
                 reporter.update(n)
-        entries[file.rel] = entry
-        if isinstance(entry[3], str):
-            warnings.append(entry[3])
+        facts = entry[3]
+        if isinstance(facts, str):
+            warnings.append(facts.lstrip(_TRANSIENT))
         else:
-            index.files[file.rel] = entry[3]
+            index.files[file.rel] = facts
+        if not (isinstance(facts, str) and facts.startswith(_TRANSIENT)):
+            entries[file.rel] = entry  # a read error (not bad content) is retried next time
     if reporter:
         reporter.done()
-    if use_cache and (index.rescanned or len(entries) != len(old)):
+    if use_cache and (index.rescanned or entries.keys() != old.keys() or entries != old):
         _write_cache(path, fingerprint, entries)
     return index
 
 
-def _scan_file(vault: Vault, file: PageFile) -> PageFacts | str:
+_TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the file's content
+
+
+def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int) -> _Entry | None:
+    """The cached entry if it still describes the file (None: the file must be scanned)."""
+    if entry is None or len(entry) != 5 or entry[:3] != (file.mtime_ns, file.size, file.inode):
+        return None
+    digest = entry[4]
+    if digest is None:
+        return entry
+    try:  # racily clean: compare the bytes, and keep the digest while the file is still racy
+        data = vault.read_bytes(file.rel, listed=True)
+    except UnreadablePage:
+        return None
+    if _digest(data) != digest:
+        return None
+    return entry if file.mtime_ns > racy_after else (*entry[:4], None)
+
+
+def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
+    digest: bytes | None = None
     if file.rel.endswith(".org"):  # Org pages: known by name, content not scanned
-        return PageFacts(file.title, file.date, (), None, (), (), ())
-    try:
-        return page_facts(vault, file, vault.read_page(file.rel))
-    except UnreadablePage as exc:
-        return f"{exc}; skipped"
+        facts: PageFacts | str = PageFacts(file.title, file.date, (), None, (), (), ())
+    else:
+        try:
+            data = vault.read_bytes(file.rel, listed=True)
+        except UnreadablePage as exc:
+            return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
+        if file.mtime_ns > racy_after:
+            digest = _digest(data)
+        try:
+            facts = page_facts(vault, file, vault.parse_page(file.rel, data))
+        except UnreadablePage as exc:
+            facts = f"{exc}; skipped"
+    return (file.mtime_ns, file.size, file.inode, facts, digest)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:
     try:
         with open(path, "rb") as handle:
             data = pickle.load(handle)
-        if data["fingerprint"] == fingerprint:
+        if data["fingerprint"] == fingerprint and isinstance(data["files"], dict):
             entries: dict[str, _Entry] = data["files"]
             return entries
     except Exception:  # a missing, foreign, truncated or corrupt cache is rebuilt silently
@@ -193,11 +259,15 @@ def _write_cache(path: Path, fingerprint: str, entries: dict[str, _Entry]) -> No
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as handle:
-            pickle.dump({"fingerprint": fingerprint, "files": entries}, handle,
-                        protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(
+                {"fingerprint": fingerprint, "files": entries},
+                handle,
+                protocol=pickle.HIGHEST_PROTOCOL,
+            )
         os.replace(tmp, path)
     except OSError:  # a cache we cannot write only costs speed next time
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 class _Progress:

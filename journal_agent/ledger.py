@@ -74,8 +74,14 @@ class Ledger:
         for line in data.splitlines():
             try:
                 raw = json.loads(line)
-                yield Entry(raw["page"], raw["agent"], raw["hash"], raw["text"], raw["time"],
-                            raw.get("session"))
+                yield Entry(
+                    raw["page"],
+                    raw["agent"],
+                    raw["hash"],
+                    raw["text"],
+                    raw["time"],
+                    raw.get("session"),
+                )
             except (ValueError, KeyError, TypeError):
                 continue
 
@@ -89,8 +95,11 @@ class Ledger:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries)
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                payload = "\n" + payload  # a writer killed mid-line: end its torn line first
             os.write(fd, payload.encode("utf-8"))
             os.fsync(fd)
         finally:

@@ -41,9 +41,14 @@ class Backlink:
     resolution: bool
 
     def to_json(self) -> dict[str, Any]:
-        return {"date": self.date.isoformat() if self.date else None, "page": self.page,
-                "path": self.path, "line": self.line, "text": self.text,
-                "resolution": self.resolution}
+        return {
+            "date": self.date.isoformat() if self.date else None,
+            "page": self.page,
+            "path": self.path,
+            "line": self.line,
+            "text": self.text,
+            "resolution": self.resolution,
+        }
 
 
 @dataclass
@@ -59,16 +64,25 @@ class Topic:
 
     def to_json(self) -> dict[str, Any]:
         """The contract's status object."""
-        return {"topic": self.page.title, "path": self.page.path, "status": self.status,
-                "last_mentioned": self.last.date.isoformat() if self.last and self.last.date
-                else None, "days_silent": self.days_silent, "mentions": self.mentions}
+        return {
+            "topic": self.page.title,
+            "path": self.page.path,
+            "status": self.status,
+            "last_mentioned": self.last.date.isoformat() if self.last and self.last.date else None,
+            "days_silent": self.days_silent,
+            "mentions": self.mentions,
+        }
 
 
 class Graph:
     """Every topic of an indexed vault with its backlinks (built once per query)."""
 
-    def __init__(self, index: Index, registry: PageRegistry | None = None,
-                 exclude: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        index: Index,
+        registry: PageRegistry | None = None,
+        exclude: frozenset[str] = frozenset(),
+    ) -> None:
         self.index = index
         self.registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
@@ -89,8 +103,16 @@ class Graph:
                     topic = self.topics.get(key)
                     if topic is None or topic.page.path == rel:
                         continue  # unknown, excluded, a journal, or the page itself
-                    topic.backlinks.append(Backlink(facts.date, facts.title, rel, mention.line,
-                                                    mention.text, mention.resolution))
+                    topic.backlinks.append(
+                        Backlink(
+                            facts.date,
+                            facts.title,
+                            rel,
+                            mention.line,
+                            mention.text,
+                            mention.resolution,
+                        )
+                    )
         for topic in self.topics.values():
             topic.backlinks = _dedupe(topic.backlinks)
 
@@ -157,8 +179,13 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
 def all_topics(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
     """Every topic with its derived status, most recently mentioned first."""
     topics = [derive(t, as_of, days) for t in graph.topics.values()]
-    return sorted(topics, key=lambda t: (-(t.last.date.toordinal() if t.last and t.last.date
-                                           else 0), t.page.title.lower()))
+    return sorted(
+        topics,
+        key=lambda t: (
+            -(t.last.date.toordinal() if t.last and t.last.date else 0),
+            t.page.title.lower(),
+        ),
+    )
 
 
 def stale(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
@@ -166,8 +193,9 @@ def stale(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
     return [t for t in all_topics(graph, as_of, days) if t.status == "stale"]
 
 
-def related(graph: Graph, topic: Topic, as_of: dt.date, days: int,
-            limit: int = 10) -> list[tuple[Topic, float]]:
+def related(
+    graph: Graph, topic: Topic, as_of: dt.date, days: int, limit: int = 10
+) -> list[tuple[Topic, float]]:
     """The topics most co-mentioned with ``topic`` (same block), weighted by recency."""
     weights = co_mention_weights(graph, as_of, days)
     key = page_key(topic.page.title)
@@ -203,6 +231,9 @@ def clusters(graph: Graph, as_of: dt.date, days: int, *, min_size: int = 2) -> l
         if a < b:
             g.add_edge(a, b, weight=w)
     groups = nx.community.louvain_communities(g, weight="weight", seed=1) if g else []
-    result = [sorted((graph.topics[k] for k in group), key=lambda t: t.page.title.lower())
-              for group in groups if len(group) >= min_size]
+    result = [
+        sorted((graph.topics[k] for k in group), key=lambda t: t.page.title.lower())
+        for group in groups
+        if len(group) >= min_size
+    ]
     return sorted(result, key=lambda group: (-len(group), group[0].page.title.lower()))

@@ -104,8 +104,12 @@ class PageRegistry:
         # for "Nope". Journal titles are left out: an agent that means a day writes the date.
         names = [n for n in self.names() if (p := self.resolve(n)) is None or p.date is None]
         found = process.extract(
-            name, names, scorer=fuzz.ratio, processor=utils.default_process,
-            limit=limit, score_cutoff=60,
+            name,
+            names,
+            scorer=fuzz.ratio,
+            processor=utils.default_process,
+            limit=limit,
+            score_cutoff=60,
         )
         return [match for match, _score, _index in found]
 
@@ -117,8 +121,10 @@ def build_registry(index: Index) -> PageRegistry:
     page for each ``[[X]]`` or ``#X``, listed in All pages) and every namespace parent.
     """
     wiki = index.vault.flavor.syntax == "wiki"
-    pages = [Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
-             for rel, f in index.files.items()]
+    pages = [
+        Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
+        for rel, f in index.files.items()
+    ]
     if not wiki:
         pages.extend(_referenced_only(index, pages))
         pages.extend(_namespace_parents(pages))

@@ -22,12 +22,13 @@ import datetime as dt
 import re
 
 from .dates import DateFormat
-from .scanner import Block, Outline
 from .index import Index
+from .scanner import Block, Outline
 from .vault import Vault
 
 _OBSIDIAN_VAR = re.compile(
-    r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhs]))?\s*(:.+?)?}}", re.IGNORECASE)
+    r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhs]))?\s*(:.+?)?}}", re.IGNORECASE
+)
 _UNITS = {"d": 1, "w": 7}
 
 
@@ -53,10 +54,18 @@ def _obsidian(vault: Vault, day: dt.date) -> str:
     text = re.sub(r"{{\s*time\s*}}", now, text, flags=re.IGNORECASE)
     text = re.sub(r"{{\s*title\s*}}", name, text, flags=re.IGNORECASE)
     text = _OBSIDIAN_VAR.sub(lambda m: _obsidian_var(m, vault, day), text)
-    text = re.sub(r"{{\s*yesterday\s*}}", vault.file_format.format(day - dt.timedelta(1)), text,
-                  flags=re.IGNORECASE)
-    return re.sub(r"{{\s*tomorrow\s*}}", vault.file_format.format(day + dt.timedelta(1)), text,
-                  flags=re.IGNORECASE)
+    text = re.sub(
+        r"{{\s*yesterday\s*}}",
+        vault.file_format.format(day - dt.timedelta(1)),
+        text,
+        flags=re.IGNORECASE,
+    )
+    return re.sub(
+        r"{{\s*tomorrow\s*}}",
+        vault.file_format.format(day + dt.timedelta(1)),
+        text,
+        flags=re.IGNORECASE,
+    )
 
 
 def _obsidian_var(m: re.Match[str], vault: Vault, day: dt.date) -> str:
@@ -103,7 +112,7 @@ def _template_block(vault: Vault, index: Index, name: str) -> tuple[Outline, int
 def _block_lines(lines: list[str], block: Block, with_self: bool) -> list[str]:
     """The template's lines, dedented to the top level, without the template properties."""
     start = block.line if with_self else block.end
-    body = [ln.rstrip("\r") for ln in lines[start:block.subtree_end]]
+    body = [ln.rstrip("\r") for ln in lines[start : block.subtree_end]]
     body = [ln for ln in body if not re.match(r"\s*template(-including-parent)?::", ln)]
     body = [ln for ln in body if ln.strip()]
     if not body:
@@ -121,5 +130,9 @@ def _logseq_vars(text: str, vault: Vault, day: dt.date) -> str:
         "current page": f"[[{title}]]",
         "time": dt.datetime.now().strftime("%H:%M"),
     }
-    return re.sub(r"<%\s*(today|yesterday|tomorrow|current page|time)\s*%>",
-                  lambda m: values[m.group(1).lower()], text, flags=re.IGNORECASE)
+    return re.sub(
+        r"<%\s*(today|yesterday|tomorrow|current page|time)\s*%>",
+        lambda m: values[m.group(1).lower()],
+        text,
+        flags=re.IGNORECASE,
+    )

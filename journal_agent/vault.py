@@ -41,8 +41,13 @@ class PageFile:
 class Vault:
     """An opened vault: its root, flavor and settings."""
 
-    def __init__(self, root: Path, flavor: Flavor, settings: Settings,
-                 own_config: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        flavor: Flavor,
+        settings: Settings,
+        own_config: dict[str, Any] | None = None,
+    ) -> None:
         self.root = root
         self.flavor = flavor
         self.settings = settings
@@ -164,24 +169,39 @@ class Vault:
         root = os.path.realpath(self.root)
         return real == root or real.startswith(root + os.sep)
 
-    def read_page(self, rel: str) -> Outline:
-        """Read and scan one page; `UnreadablePage` if it is not UTF-8 text."""
+    def read_bytes(self, rel: str, *, listed: bool = False) -> bytes:
+        """One page file's bytes; `UnreadablePage` if it cannot be read.
+
+        ``listed``: the file came from `page_files`, whose walk already refused links out of the
+        vault (resolving every path again would double the cost of a cold scan).
+        """
         path = self.root / rel
-        if not self._inside(str(path)):
+        if not listed and not self._inside(str(path)):
             raise UnreadablePage(f"{rel}: resolves to outside the vault")
         try:
-            data = path.read_bytes()
+            return path.read_bytes()
         except OSError as exc:
             raise UnreadablePage(f"{rel}: cannot be read: {exc.strerror}") from exc
+
+    def parse_page(self, rel: str, data: bytes) -> Outline:
+        """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text."""
         text, bom = decode(data, rel)
-        return scan(text, self.flavor.syntax, comma_properties=self.settings.comma_properties,
-                    bom=bom)
+        return scan(
+            text, self.flavor.syntax, comma_properties=self.settings.comma_properties, bom=bom
+        )
+
+    def read_page(self, rel: str) -> Outline:
+        """Read and scan one page; `UnreadablePage` if it is not UTF-8 text."""
+        return self.parse_page(rel, self.read_bytes(rel))
 
 
 def _check_inside(rel: str, pattern: str) -> None:
     parts = rel.split("/")
-    if rel.startswith(("/", "\\")) or ".." in parts or "\\" in rel or any(
-        p.strip() == "" for p in parts
+    if (
+        rel.startswith(("/", "\\"))
+        or ".." in parts
+        or "\\" in rel
+        or any(p.strip() == "" for p in parts)
     ):
         raise BadDateFormat(
             f"journal file format {pattern!r} gives {rel!r}, which is not a file inside the vault"

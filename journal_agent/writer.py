@@ -20,28 +20,34 @@ when a human or app writes in between).
 
 from __future__ import annotations
 
+import ctypes
 import datetime as dt
+import errno
+import functools
 import os
+import random
 import re
 import secrets
 import stat
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import BulletsRefused, LockTimeout, UnsafePage, UnreadablePage, WriteConflict
+from .errors import BulletsRefused, LockTimeout, UnreadablePage, UnsafePage, WriteConflict
 from .guard import Problem, lint, unlink
-from .ledger import Entry, Ledger, now_utc, text_hash
 from .index import Index, load_index
+from .ledger import Entry, Ledger, now_utc, text_hash
 from .registry import PageRegistry, build_registry
 from .scanner import Outline, decode, scan
 from .vault import Vault
 
 BulletKind = Literal["note", "decision", "resolution"]
 PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
-CAS_ATTEMPTS = 5
+CAS_ATTEMPTS = 20  # then give up, with the page as we found it
+MAX_ATTEMPTS = 200  # ... but never while our bytes sit on the page without someone's save
 LOCK_TIMEOUT = 10.0  # seconds; Claude Code gives a SessionEnd hook 1.5 s in all, so rarely hit
 _CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
 _TMP_PREFIX = ".journal-agent-"
@@ -62,7 +68,7 @@ class Bullet:
 
 @dataclass
 class AppendResult:
-    """What an append did: the contract's ``{"page", "path", "written", "duplicates", "refused"}``."""
+    """What an append did (the contract's page, path, written, duplicates and refused)."""
 
     page: str
     path: str
@@ -74,7 +80,9 @@ class AppendResult:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "page": self.page, "path": self.path, "written": self.written,
+            "page": self.page,
+            "path": self.path,
+            "written": self.written,
             "duplicates": self.duplicates,
             "refused": [{"bullet": p.bullet, "reason": p.message} for p in self.refused],
         }
@@ -91,8 +99,11 @@ def owner_header(agent: str) -> str:
 
 def owned_blocks(outline: Outline, header: str) -> list[int]:
     """Indexes of the top-level bullets whose text is exactly the owner header."""
-    return [i for i, b in enumerate(outline.blocks)
-            if b.kind == "bullet" and b.depth == 0 and b.text == header]
+    return [
+        i
+        for i, b in enumerate(outline.blocks)
+        if b.kind == "bullet" and b.depth == 0 and b.text == header
+    ]
 
 
 def existing_children(outline: Outline, header: str) -> set[str]:
@@ -130,8 +141,9 @@ def _last_text_line(lines: list[str], start: int, end: int) -> int:
     return start - 1
 
 
-def _insert_after(text: str, lines: list[str], last: int, new: list[str],
-                  nl: str) -> tuple[int, str]:
+def _insert_after(
+    text: str, lines: list[str], last: int, new: list[str], nl: str
+) -> tuple[int, str]:
     """Insert ``new`` lines after line ``last``, keeping the file's final newline or its absence."""
     offset = sum(len(line) + 1 for line in lines[: last + 1]) if last >= 0 else len(text)
     if offset > len(text) or (last < 0 and text and not text.endswith("\n")):
@@ -178,18 +190,28 @@ def _read(vault: Vault, path: Path, rel: str) -> _Page:
         data = path.read_bytes()
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
-        return _Page(None, scan("", vault.flavor.syntax), False, 0o644)
+        return _parse(vault, None, rel)
     except OSError as exc:
         raise UnsafePage(f"{rel}: cannot be read: {exc.strerror}") from exc
+    return _parse(vault, data, rel, mode)
+
+
+def _parse(vault: Vault, data: bytes | None, rel: str, mode: int = 0o644) -> _Page:
+    """A page's bytes as the writer sees them; `UnsafePage` if writing to it would be a risk."""
+    if data is None:
+        return _Page(None, scan("", vault.flavor.syntax), False, mode)
     try:
         text, bom = decode(data, rel)
     except UnreadablePage as exc:
         raise UnsafePage(f"{exc}; refusing to write to it") from exc
     if _CONFLICT.search(text):
-        raise UnsafePage(f"{rel}: holds merge-conflict markers (<<<<<<< / >>>>>>>); resolve them "
-                         "first, nothing was written")
-    outline = scan(text, vault.flavor.syntax, comma_properties=vault.settings.comma_properties,
-                   bom=bom)
+        raise UnsafePage(
+            f"{rel}: holds merge-conflict markers (<<<<<<< / >>>>>>>); resolve them "
+            "first, nothing was written"
+        )
+    outline = scan(
+        text, vault.flavor.syntax, comma_properties=vault.settings.comma_properties, bom=bom
+    )
     return _Page(data, outline, bom, mode)
 
 
@@ -203,8 +225,25 @@ def _check_path(vault: Vault, path: Path, rel: str) -> None:
         raise UnsafePage(f"{rel}: its folder resolves to {folder}, outside the vault")
 
 
-def _replace(path: Path, data: bytes, expected: bytes | None, mode: int) -> bool:
-    """Atomically replace ``path`` with ``data`` if it still holds ``expected`` (None: absent)."""
+@dataclass
+class _Commit:
+    """The outcome of one attempt to put new bytes in place of the ones we planned against."""
+
+    written: bool  # our bytes are now the file
+    found: bytes | None  # what the file held instead of what we expected (None: as expected,
+    # or absent when nothing was written)
+    conflict: bool = False  # the file did not hold what we expected
+
+
+def _commit(path: Path, data: bytes, expected: bytes | None, mode: int) -> _Commit:
+    """Atomically put ``data`` at ``path`` if it holds ``expected`` (None: if it is absent).
+
+    The file is compared with ``expected`` first. Where the kernel can exchange two names
+    atomically (Linux ``renameat2``), the new file is then swapped in and the file it displaced
+    is compared too: a save that a human or an app made between our compare and our swap is
+    swapped straight back (two system calls later) and merged by the next attempt, instead of
+    being lost. Elsewhere: compare, then rename.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -214,14 +253,59 @@ def _replace(path: Path, data: bytes, expected: bytes | None, mode: int) -> bool
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        if _current(path) != expected:
-            return False
-        os.replace(tmp, path)
+        outcome = _put(tmp, path, expected)
     finally:
-        if tmp.exists():
-            tmp.unlink()
-    _fsync_dir(path.parent)
-    return True
+        tmp.unlink(missing_ok=True)
+    if outcome.written:
+        _fsync_dir(path.parent)
+    return outcome
+
+
+def _put(tmp: Path, path: Path, expected: bytes | None) -> _Commit:
+    if expected is None:  # a new page: never replace one that appeared meanwhile
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return _Commit(False, _current(path), conflict=True)
+        return _Commit(True, None)
+    current = _current(path)  # compare first: a stale write is never even shown
+    if current != expected:
+        return _Commit(False, current, conflict=True)
+    if _exchange(tmp, path):  # ... and a save landing between compare and swap is not lost
+        displaced = tmp.read_bytes()
+        if displaced == expected:
+            return _Commit(True, None)
+        if _exchange(tmp, path):  # put that save back at once (ours goes back to tmp)
+            return _Commit(False, displaced, conflict=True)
+        return _Commit(True, displaced, conflict=True)
+    os.replace(tmp, path)  # no atomic exchange on this system: a window of microseconds remains
+    return _Commit(True, None)
+
+
+def _exchange(src: Path, dst: Path) -> bool:
+    """Swap two files' names atomically (``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
+    fn = _renameat2()
+    if fn is None:
+        return False
+    if fn(-100, os.fsencode(src), -100, os.fsencode(dst), 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
+        return False  # a kernel or file system without it
+    raise OSError(err, os.strerror(err), str(dst))
+
+
+@functools.cache
+def _renameat2() -> Any:
+    if sys.platform != "linux":
+        return None
+    try:
+        fn = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    return fn
 
 
 def _current(path: Path) -> bytes | None:
@@ -257,7 +341,7 @@ def clean_stale_temp_files(folder: Path, older_than: float = 60.0) -> None:
 
 def _pid_alive(name: str) -> bool:
     try:
-        pid = int(name[len(_TMP_PREFIX):].split("-", 1)[0])
+        pid = int(name[len(_TMP_PREFIX) :].split("-", 1)[0])
         os.kill(pid, 0)
     except (ValueError, ProcessLookupError):
         return False
@@ -310,8 +394,9 @@ def append(
     return result
 
 
-def _guard(texts: list[str], vault: Vault, registry: PageRegistry, index: Index,
-           unlink_unknown: bool) -> list[str]:
+def _guard(
+    texts: list[str], vault: Vault, registry: PageRegistry, index: Index, unlink_unknown: bool
+) -> list[str]:
     syntax = vault.flavor.syntax
     ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
     problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
@@ -329,42 +414,96 @@ def _refusal(problems: list[Problem]) -> str:
     return f"refused, nothing written: {first.bullet!r}: {first.message}{more}"
 
 
-def _write(vault: Vault, path: Path, rel: str, header: str, texts: list[str],
-           result: AppendResult, ledger: Ledger, agent: str, session: str | None,
-           day: dt.date, index: Index) -> None:
+def _write(
+    vault: Vault,
+    path: Path,
+    rel: str,
+    header: str,
+    texts: list[str],
+    result: AppendResult,
+    ledger: Ledger,
+    agent: str,
+    session: str | None,
+    day: dt.date,
+    index: Index,
+) -> None:
     done = ledger.written(rel, agent)
-    for _attempt in range(CAS_ATTEMPTS):
-        page = _read(vault, path, rel)
-        seen = done | existing_children(page.outline, header)
-        fresh = _fresh(texts, seen, result)
+    page = _read(vault, path, rel)
+    expected = page.data  # what the file holds: our plan is made from `page`, checked against it
+    placed: set[str] = set()  # bullets an earlier attempt of ours put on the page
+    for attempt in range(MAX_ATTEMPTS):
+        kept, fresh, result.duplicates = _sort(texts, done, placed, page.outline, header)
         if not fresh:
+            if expected != page.data:  # our last bytes displaced someone's save: put it back
+                outcome = _commit(path, page.data or b"", expected, page.mode)
+                if outcome.conflict:
+                    page, expected = _parse(vault, outcome.found, rel, page.mode), outcome.found
+                    continue
+            _finish(result, kept, ledger, rel, agent, session, done)
             return
+        if attempt >= CAS_ATTEMPTS and expected == page.data:  # give up only with a clean page
+            break
         data = _new_bytes(vault, page, header, fresh, day, index)
-        if _replace(path, data, page.data, page.mode):
-            result.written = fresh
+        outcome = _commit(path, data, expected, page.mode)
+        if not outcome.conflict:
             result.created = page.data is None
-            ledger.record([Entry(rel, agent, text_hash(t), t, now_utc(), session) for t in fresh])
+            _finish(result, kept + fresh, ledger, rel, agent, session, done)
             return
-        result.duplicates.clear()
-        time.sleep(0.05)
-    raise WriteConflict(f"{rel}: the page changed under every one of {CAS_ATTEMPTS} attempts "
-                        "(is it being edited?); nothing was written")
+        # Someone saved meanwhile: plan again from their version. If our bytes went in anyway
+        # (they displaced that save), the next attempt replaces them with the merged version.
+        if outcome.written:
+            placed.update(text_hash(t) for t in fresh)
+        page = _parse(vault, outcome.found, rel, page.mode)
+        expected = data if outcome.written else outcome.found
+        time.sleep(random.uniform(0.002, 0.02))  # jitter: two writers do not retry in step
+    raise WriteConflict(
+        f"{rel}: the page changed under every one of {CAS_ATTEMPTS} attempts "
+        "(is it being edited?); nothing was written"
+    )
 
 
-def _fresh(texts: list[str], seen: set[str], result: AppendResult) -> list[str]:
+def _sort(
+    texts: list[str], done: set[str], placed: set[str], outline: Outline, header: str
+) -> tuple[list[str], list[str], list[str]]:
+    """Split bullets into kept (ours, already on the page from an earlier attempt), fresh (to
+    write) and duplicates (written before, by the ledger or the page, or twice in this call)."""
+    on_page = existing_children(outline, header)
+    kept: list[str] = []
     fresh: list[str] = []
+    duplicates: list[str] = []
+    seen: set[str] = set()
     for text in texts:
         h = text_hash(text)
         if h in seen:
-            result.duplicates.append(text)
+            duplicates.append(text)
+        elif h in placed and h in on_page:
+            kept.append(text)
+        elif h in done or h in on_page:
+            duplicates.append(text)
         else:
             fresh.append(text)
-            seen.add(h)
-    return fresh
+        seen.add(h)
+    return kept, fresh, duplicates
 
 
-def _new_bytes(vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date,
-               index: Index) -> bytes:
+def _finish(result: AppendResult, written: list[str], ledger: Ledger, rel: str, agent: str,
+            session: str | None, done: set[str]) -> None:
+    result.written = written
+    ledger.record([Entry(rel, agent, text_hash(t), t, now_utc(), session) for t in written])
+    _adopt(ledger, rel, agent, session, result.duplicates, done)
+
+
+def _adopt(ledger: Ledger, rel: str, agent: str, session: str | None, found: list[str],
+           done: set[str]) -> None:
+    """Record bullets found on the page but missing from the ledger (a writer killed between
+    its rename and its ledger write), so that a human deleting them later is respected."""
+    missing = {text_hash(t): t for t in found if text_hash(t) not in done}
+    ledger.record([Entry(rel, agent, h, t, now_utc(), session) for h, t in missing.items()])
+
+
+def _new_bytes(
+    vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date, index: Index
+) -> bytes:
     outline = page.outline
     if page.data is None:
         outline = scan(new_page_text(vault, day, index), vault.flavor.syntax)
@@ -398,8 +537,10 @@ class _lock:
         try:
             self.lock.acquire()
         except Timeout as exc:
-            raise LockTimeout(f"{self.rel}: another journal-agent writer held it for "
-                              f"{LOCK_TIMEOUT:.0f} s; nothing was written") from exc
+            raise LockTimeout(
+                f"{self.rel}: another journal-agent writer held it for "
+                f"{LOCK_TIMEOUT:.0f} s; nothing was written"
+            ) from exc
 
     def __exit__(self, *exc: object) -> None:
         self.lock.release()

@@ -6,25 +6,25 @@ inline code, every reference form, task markers, URLs, emphasis, non-ASCII names
 headings, empty bullets and blank lines; some files use CRLF, start with a BOM or lack the final
 newline. It is a pure function of the generator's state.
 
-Constructs deliberately left out, because users do not write them and mldoc's answer there is
-an accident of its grammar (what mldoc 1.6.0 does is given for each):
+Constructs deliberately left out, because people do not write them and mldoc's answer there is
+an accident of its grammar (what mldoc does is given for each):
 
-* ``#[[a]]b`` and ``#a[[b]]c`` (text glued to a bracketed tag): one Tag node of mixed parts.
-* a tag, link or emphasis split across two lines: mldoc parses a paragraph's lines together.
-* nested inline HTML (``<span><span>x</span></span>``): mldoc counts the nesting depth.
-* ``<br>`` followed later on the line by ``/>``: mldoc swallows the text between as raw HTML.
-* ``[:div ...]`` hiccup, ``@@html: ...@@`` snippets, footnotes ``[^1]`` and ``_{...}``/``^{...}``
-  sub/superscripts holding references: org-mode leftovers whose contents mldoc does not link.
-* Markdown block constructs inside a bullet's body (``>`` quotes, ``*``/``1.`` sub-lists,
-  tables): mldoc parses their lines as one paragraph, so its tag rules differ line by line.
-* a property line whose key holds ``[``, ``(`` or a space before ``::`` in a page preamble
-  that is not all properties: mldoc then reads the whole preamble as a paragraph.
+* text glued to a bracketed tag (``#[[a]]b``, ``#a[[b]]c``): one Tag node of mixed parts.
+* nested inline HTML (``<span><span>x</span> [[a]]</span>``): mldoc counts the nesting.
+* HTML at the start of a line followed by ``- x``: mldoc makes the rest of the line a new bullet.
+* Markdown quotes, lists and tables inside a bullet's body (``> #t``): parsed as their own blocks.
+* a ``]``, ``)`` or ``}`` typed right before ``((uuid))``, a URL or a macro, and a backslash
+  inside a #tag: mldoc's answer depends on whether the character ended a construct.
+* hiccup ``[:span [[a]]]``, footnotes ``[^1]``, ``_{...}`` subscripts: org-mode leftovers that
+  hide the references inside them.
+* inline code whose backticks stand on different lines of a paragraph: mldoc reads one code
+  span across the lines.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Callable
+from collections.abc import Callable
 
 PAGE_NAMES = [
     "Project Alpha", "meeting notes", "Weekly Review", "journal-agent", "Logseq", "PKM",
@@ -92,6 +92,7 @@ def _ref(rng: random.Random) -> str:
         (8, lambda: f"[[{name}]]"),
         (6, lambda: _tag(rng)),
         (3, lambda: f"#[[{rng.choice(MULTI_WORD)}]]"),
+        (1, lambda: f"#[[{name}]]" + rng.choice([".", ",", ""])),
         (2, lambda: f"[{rng.choice(LABELS)}]([[{name}]])"),
         (1, lambda: f"{{{{embed [[{name}]]}}}}"),
         (2, lambda: f"(({_uuid(rng)}))"),
@@ -127,6 +128,7 @@ def _noise(rng: random.Random) -> str:
         (1, lambda: "{{renderer :todomaster}}"),
         (1, lambda: "<2024-01-05 Fri>"),
         (1, lambda: "[ ]"),
+        (1, lambda: "((sic))"),
         (1, lambda: f"[[{name}]]#{rng.choice(TAG_WORDS)}"),
     ]
     return _weighted(rng, forms)
@@ -148,6 +150,8 @@ def _inline(rng: random.Random, *, refs: bool = True) -> str:
             parts.append(_noise(rng))
         else:
             parts.append(rng.choice(WORDS))
+    if parts[0].startswith("<") and len(parts) > 1 and parts[1][:1] in "-#":
+        parts[1] = "and"  # HTML then "- x" at a line's start: see the module docstring
     return " ".join(parts)
 
 
@@ -173,7 +177,8 @@ def _property(rng: random.Random, page: bool = False) -> str:
         f"status:: {rng.choice(['open', 'done', 'waiting'])}",
         f"icon:: {rng.choice(['🎉', '📚', '*'])}",
         f"created-at:: {rng.randint(1600000000000, 1800000000000)}",
-        f"Odd_Key:: [[{name}]]",
+        f"{rng.choice(['Odd_Key', 'UPPER', 'a.b', 'key_2', 'créé'])}:: [[{name}]]",
+        f"quote:: \"{_inline(rng)}\"",
         f"rating:: {rng.randint(1, 5)}",
         f"description:: {_inline(rng)}",
     ]
@@ -191,6 +196,16 @@ def _fence(rng: random.Random, indent: str) -> list[str]:
     lines += [indent + extra + rng.choice(CODE_LINES) for _ in range(rng.randint(0, 4))]
     close = rng.choices([indent, indent + "  ", ""], [8, 1, 1])[0]
     lines.append(close + mark)
+    return lines
+
+
+def _task_lines(rng: random.Random, cont: str) -> list[str]:
+    """What Logseq writes under a task: a schedule or deadline, and a logbook."""
+    lines = []
+    if rng.random() < 0.6:
+        lines.append(cont + rng.choice(["SCHEDULED", "DEADLINE"]) + ": <2024-01-05 Fri>")
+    if rng.random() < 0.5:
+        lines += [cont + ":LOGBOOK:", cont + "CLOCK: [2024-01-05 Fri 10:00:00]", cont + ":END:"]
     return lines
 
 
@@ -212,11 +227,16 @@ class _Page:
         self.first_line(indent, cont)
         if rng.random() < 0.25:
             self.lines += [cont + _property(rng) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.1:
+            self.lines += _task_lines(rng, cont)
         for _ in range(rng.choices([0, 1, 2], [6, 3, 1])[0]):
-            if rng.random() < 0.2:
+            r = rng.random()
+            if r < 0.2:
                 self.lines += _fence(rng, cont)
+            elif r < 0.25:
+                self.lines.append(cont + "#" * rng.randint(1, 4) + " " + _inline(rng))
             else:
-                self.lines.append(cont + _inline(rng))
+                self.lines.append(cont + _inline(rng) + rng.choice(["", "", "", " ", "  "]))
         if rng.random() < 0.06:
             self.lines.append(rng.choice(["", "  ", "\t", cont]))
         if depth < 4 and rng.random() < 0.45:
@@ -230,8 +250,9 @@ class _Page:
         if r < 0.05:
             self.lines.append(indent + rng.choice(["-", "- ", "-   "]))
         elif r < 0.09:
-            self.lines.append(indent + "- " + _fence(rng, "")[0])
-            self.lines += _fence(rng, cont)[1:]
+            fence = _fence(rng, cont)
+            self.lines.append(indent + "- " + fence[0].lstrip(" \t"))
+            self.lines += fence[1:]
         elif r < 0.13:
             self.lines.append(indent + "- " + "#" * rng.randint(1, 3) + " " + _inline(rng))
         elif r < 0.16:

@@ -48,8 +48,11 @@ def test_pages_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "pages", "--vault", str(SAMPLE_VAULT), "--json")
     assert (code, err) == (0, "")
     pages = json.loads(out)["pages"]
-    assert {"title": "Atlas Migration", "path": "pages/Atlas Migration.md",
-            "aliases": ["Atlas", "Project Atlas"]} in pages
+    assert {
+        "title": "Atlas Migration",
+        "path": "pages/Atlas Migration.md",
+        "aliases": ["Atlas", "Project Atlas"],
+    } in pages
     assert {"title": "Nov 24th, 2026", "path": "journals/2026_11_24.md", "aliases": []} in pages
     assert set(json.loads(out)) == {"pages"}
 
@@ -63,22 +66,26 @@ def test_pages_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_info(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "info", "--vault", str(SAMPLE_VAULT), "--date", "2026-11-24", "--json")
+    code, out, _ = run(
+        capsys, "info", "--vault", str(SAMPLE_VAULT), "--date", "2026-11-24", "--json"
+    )
     assert code == 0
     data = json.loads(out)
     assert data["journal_page"] == "journals/2026_11_24.md"
     assert data["journal_title"] == "Nov 24th, 2026" and data["journal_exists"] is True
 
 
-def test_vault_from_environment(capsys: pytest.CaptureFixture[str],
-                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_vault_from_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("JOURNAL_AGENT_VAULT", str(SAMPLE_VAULT))
     code, out, _ = run(capsys, "info", "--date", "2026-11-29", "--json")
     assert code == 0 and json.loads(out)["flavor"] == "logseq"
 
 
-def test_missing_vault_is_exit_1_with_one_line(capsys: pytest.CaptureFixture[str],
-                                               tmp_path: Path) -> None:
+def test_missing_vault_is_exit_1_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     code, out, err = run(capsys, "pages", "--vault", str(tmp_path / "nope"))
     assert (code, out) == (1, "")
     assert err == f"journal-agent: {tmp_path / 'nope'}: no such folder\n"
@@ -90,19 +97,25 @@ def test_bad_date_is_refused_with_exit_2(capsys: pytest.CaptureFixture[str]) -> 
     assert err == "journal-agent: date '29/11/2026' is not a day in the form YYYY-MM-DD\n"
 
 
-def test_unreadable_page_is_a_warning_on_stderr(capsys: pytest.CaptureFixture[str],
-                                                tmp_path: Path) -> None:
+def test_unreadable_page_is_a_warning_on_stderr(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     (tmp_path / "journals").mkdir()
     (tmp_path / "note.md").write_bytes(b"caf\xe9\n")
     code, out, err = run(capsys, "pages", "--vault", str(tmp_path), "--json")
     assert code == 0 and json.loads(out) == {"pages": []}
-    assert err == ("journal-agent: warning: note.md: not UTF-8 text (invalid byte at offset 3);"
-                   " skipped\n")
+    assert err == (
+        "journal-agent: warning: note.md: not UTF-8 text (invalid byte at offset 3); skipped\n"
+    )
 
 
 def test_console_script_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "journal_agent", "--version"],
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "journal_agent", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert done.stdout.startswith("journal-agent ")
 
 
@@ -115,8 +128,10 @@ def test_parser_commands_match_handlers() -> None:
 
 def test_hook_commands_import_nothing_heavy() -> None:
     """Start-up stays fast: importing the package must not pull yaml, edn, networkx, httpx..."""
-    code = ("import sys, journal_agent.cli; heavy = {'yaml', 'edn_format', 'networkx', 'httpx',"
-            " 'mistune', 'watchdog', 'rapidfuzz', 'dateutil'}; print(sorted(heavy & set(sys.modules)))")
+    code = (
+        "import sys, journal_agent.cli; heavy = {'yaml', 'edn_format', 'networkx', 'httpx',"
+        " 'mistune', 'watchdog', 'rapidfuzz', 'dateutil'}; print(sorted(heavy & set(sys.modules)))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
 
@@ -125,19 +140,32 @@ def test_stale_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "stale", "--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29")
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == "7 stale thread(s) as of 2026-11-29 (silent > 21 days)"
-    code, out, _ = run(capsys, "stale", "--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29",
-                       "--days", "30", "--json")
+    code, out, _ = run(
+        capsys,
+        "stale",
+        "--vault",
+        str(SAMPLE_VAULT),
+        "--as-of",
+        "2026-11-29",
+        "--days",
+        "30",
+        "--json",
+    )
     data = json.loads(out)
     assert (data["as_of"], data["days"]) == ("2026-11-29", 30)
-    assert [t["topic"] for t in data["threads"]][:2] == ["Designing Data-Intensive Applications",
-                                                        "Onboarding: first week"]
+    assert [t["topic"] for t in data["threads"]][:2] == [
+        "Designing Data-Intensive Applications",
+        "Onboarding: first week",
+    ]
 
 
 def test_status_topics_timeline_related(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     vault = ["--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29"]
     code, out, _ = run(capsys, "status", "flaky ci", *vault)
-    assert (code, out) == (0, "Flaky CI: resolved, last mentioned 2026-11-10 (19 days ago), "
-                              "9 mention(s)\n")
+    assert (code, out) == (
+        0,
+        "Flaky CI: resolved, last mentioned 2026-11-10 (19 days ago), 9 mention(s)\n",
+    )
     code, out, _ = run(capsys, "topics", *vault, "--json")
     assert json.loads(out)["topics"][0]["topic"] == "Atlas Migration"
     html = tmp_path / "t.html"
@@ -154,29 +182,57 @@ def test_unknown_topic_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert err.startswith("journal-agent: 'Atlas Migratoin' is not a page of this vault (did you")
 
 
-def test_append_from_stdin(capsys: pytest.CaptureFixture[str], logseq_vault: Path,
-                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_append_from_stdin(
+    capsys: pytest.CaptureFixture[str], logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import io
 
     monkeypatch.setattr("sys.stdin", io.StringIO("first [[Grafana]]\n\nsecond\n"))
-    code, out, _ = run(capsys, "append", "--vault", str(logseq_vault), "--agent", "codex",
-                       "--date", "2026-11-29", "--session", "s1", "--json", "-")
+    code, out, _ = run(
+        capsys,
+        "append",
+        "--vault",
+        str(logseq_vault),
+        "--agent",
+        "codex",
+        "--date",
+        "2026-11-29",
+        "--session",
+        "s1",
+        "--json",
+        "-",
+    )
     assert code == 0
-    assert json.loads(out) == {"page": "Nov 29th, 2026", "path": "journals/2026_11_29.md",
-                               "written": ["first [[Grafana]]", "second"], "duplicates": [],
-                               "refused": []}
+    assert json.loads(out) == {
+        "page": "Nov 29th, 2026",
+        "path": "journals/2026_11_29.md",
+        "written": ["first [[Grafana]]", "second"],
+        "duplicates": [],
+        "refused": [],
+    }
     page = (logseq_vault / "journals" / "2026_11_29.md").read_text()
     assert page == "- codex log\n\t- first [[Grafana]]\n\t- second\n"
     ledger = (logseq_vault / ".journal-agent" / "ledger.jsonl").read_text().splitlines()
     assert [json.loads(line)["session"] for line in ledger] == ["s1", "s1"]
 
 
-def test_append_refusal_json_and_exit_2(capsys: pytest.CaptureFixture[str],
-                                        logseq_vault: Path) -> None:
-    code, out, err = run(capsys, "append", "--vault", str(logseq_vault), "--date", "2026-11-29",
-                         "--json", "ok", "about [[Nope]]")
+def test_append_refusal_json_and_exit_2(
+    capsys: pytest.CaptureFixture[str], logseq_vault: Path
+) -> None:
+    code, out, err = run(
+        capsys,
+        "append",
+        "--vault",
+        str(logseq_vault),
+        "--date",
+        "2026-11-29",
+        "--json",
+        "ok",
+        "about [[Nope]]",
+    )
     assert code == 2
     assert json.loads(out)["refused"] == [
-        {"bullet": "about [[Nope]]", "reason": "no page named 'Nope'; writing it would create one"}]
+        {"bullet": "about [[Nope]]", "reason": "no page named 'Nope'; writing it would create one"}
+    ]
     assert err.count("\n") == 1 and "nothing written" in err
     assert not (logseq_vault / "journals" / "2026_11_29.md").exists()

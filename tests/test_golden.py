@@ -34,9 +34,16 @@ def outline_json(outline: Outline) -> dict[str, Any]:
         "warnings": outline.warnings,
         "blocks": [
             {
-                "line": b.line, "end": b.end, "subtree_end": b.subtree_end, "level": b.level,
-                "depth": b.depth, "parent": b.parent, "kind": b.kind, "text": b.text,
-                "marker": b.marker, "properties": b.properties,
+                "line": b.line,
+                "end": b.end,
+                "subtree_end": b.subtree_end,
+                "level": b.level,
+                "depth": b.depth,
+                "parent": b.parent,
+                "kind": b.kind,
+                "text": b.text,
+                "marker": b.marker,
+                "properties": b.properties,
                 "refs": [[r.target, r.kind, r.line] for r in b.refs],
             }
             for b in outline.blocks
@@ -54,8 +61,11 @@ def test_scan_golden(case: Path) -> None:
     assert outline_json(scan(text, syntax, bom=bom)) == json.loads(result.read_text("utf-8"))
 
 
-VAULTS = {"sample_vault": SAMPLE_VAULT, "obsidian": FIXTURE_VAULTS / "obsidian",
-          "markdown": FIXTURE_VAULTS / "markdown"}
+VAULTS = {
+    "sample_vault": SAMPLE_VAULT,
+    "obsidian": FIXTURE_VAULTS / "obsidian",
+    "markdown": FIXTURE_VAULTS / "markdown",
+}
 
 
 @pytest.mark.parametrize("name", sorted(VAULTS))

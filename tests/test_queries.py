@@ -52,20 +52,39 @@ def state(root: Path, topic: str, **kw: object) -> tuple[str, str | None]:
 
 @pytest.mark.parametrize(
     "bullet",
-    ["- [[Topic]]", "- #Topic", "- #[[Topic]]", "- [see]([[Topic]])", "- {{embed [[Topic]]}}",
-     "- x\n  tags:: Topic, other", "- x\n  rel:: [[Topic]]", "- [[topic]] (case)",
-     "- [[Alias]]", "- DONE nothing\n\t- child under [[Topic]]"],
+    [
+        "- [[Topic]]",
+        "- #Topic",
+        "- #[[Topic]]",
+        "- [see]([[Topic]])",
+        "- {{embed [[Topic]]}}",
+        "- x\n  tags:: Topic, other",
+        "- x\n  rel:: [[Topic]]",
+        "- [[topic]] (case)",
+        "- [[Alias]]",
+        "- DONE nothing\n\t- child under [[Topic]]",
+    ],
 )
 def test_logseq_mention_syntaxes(tmp_path: Path, bullet: str) -> None:
-    root = logseq(tmp_path, {"Topic": "alias:: Alias\n\n- t\n", "other": "- o\n"},
-                  {"2026-11-20": bullet + "\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "alias:: Alias\n\n- t\n", "other": "- o\n"},
+        {"2026-11-20": bullet + "\n"},
+    )
     assert state(root, "Topic") == ("active", "2026-11-20")
 
 
 @pytest.mark.parametrize(
     "bullet",
-    ["- `[[Topic]]`", "- ```\n  [[Topic]]\n  ```", "- ``a [[Topic]] b``", "- \\[[Topic]]",
-     "- x\n  id:: [[Topic]]", "- word#Topic", "- https://x.org/#Topic"],
+    [
+        "- `[[Topic]]`",
+        "- ```\n  [[Topic]]\n  ```",
+        "- ``a [[Topic]] b``",
+        "- \\[[Topic]]",
+        "- x\n  id:: [[Topic]]",
+        "- word#Topic",
+        "- https://x.org/#Topic",
+    ],
 )
 def test_logseq_not_mentions(tmp_path: Path, bullet: str) -> None:
     root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": bullet + "\n"})
@@ -74,22 +93,40 @@ def test_logseq_not_mentions(tmp_path: Path, bullet: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["- [[Topic]]", "- [[Topic|label]]", "- [[Topic#Heading]]", "- [[Topic#^abc123]]",
-     "- ![[Topic]]", "- [text](Notes/Topic.md)", "- [text](Topic.md#part)", "- [[notes/topic]]",
-     "- [[Real|Alias]]"],
+    [
+        "- [[Topic]]",
+        "- [[Topic|label]]",
+        "- [[Topic#Heading]]",
+        "- [[Topic#^abc123]]",
+        "- ![[Topic]]",
+        "- [text](Notes/Topic.md)",
+        "- [text](Topic.md#part)",
+        "- [[notes/topic]]",
+        "- [[Real|Alias]]",
+    ],
 )
 def test_obsidian_mention_syntaxes(tmp_path: Path, line: str) -> None:
     topic = "---\naliases: [Alias]\n---\nbody\n" if "Real" not in line else "body\n"
-    files = {"Notes/Topic.md": topic, "Daily/2026-11-20.md": line + "\n",
-             "Real.md": "---\naliases: [Alias]\n---\n"}
+    files = {
+        "Notes/Topic.md": topic,
+        "Daily/2026-11-20.md": line + "\n",
+        "Real.md": "---\naliases: [Alias]\n---\n",
+    }
     root = obsidian(tmp_path, files)
     name = "Real" if "Real" in line else "Topic"
     assert state(root, name) == ("active", "2026-11-20")
 
 
 @pytest.mark.parametrize(
-    "line", ["- #Topic is a tag", "- [[Alias]] bare alias", "- `[[Topic]]`", "```\n[[Topic]]\n```",
-             "%% [[Topic]] %%", "- [[Topics]]"],
+    "line",
+    [
+        "- #Topic is a tag",
+        "- [[Alias]] bare alias",
+        "- `[[Topic]]`",
+        "```\n[[Topic]]\n```",
+        "%% [[Topic]] %%",
+        "- [[Topics]]",
+    ],
 )
 def test_obsidian_not_mentions(tmp_path: Path, line: str) -> None:
     files = {"Topic.md": "---\naliases: [Alias]\n---\n", "Daily/2026-11-20.md": line + "\n"}
@@ -118,12 +155,17 @@ def test_self_references_do_not_count(tmp_path: Path) -> None:
 
 
 def test_undated_backlinks_show_in_the_timeline_but_do_not_move_recency(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n", "Other": "- about [[Topic]]\n"},
-                  {"2026-10-01": "- [[Topic]] old\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n", "Other": "- about [[Topic]]\n"},
+        {"2026-10-01": "- [[Topic]] old\n"},
+    )
     assert state(root, "Topic") == ("stale", "2026-10-01")
     entries = timeline("Topic", vault=root, as_of=AS_OF).to_json()["entries"]
-    assert [(e["date"], e["page"]) for e in entries] == [("2026-10-01", "Oct 1st, 2026"),
-                                                        (None, "Other")]
+    assert [(e["date"], e["page"]) for e in entries] == [
+        ("2026-10-01", "Oct 1st, 2026"),
+        (None, "Other"),
+    ]
 
 
 # -- derived status -------------------------------------------------------------------------------
@@ -131,12 +173,20 @@ def test_undated_backlinks_show_in_the_timeline_but_do_not_move_recency(tmp_path
 
 @pytest.mark.parametrize(
     "bullet",
-    ["- DONE [[Topic]] shipped", "- CANCELED [[Topic]]", "- CANCELLED [[Topic]]",
-     "- Resolved: [[Topic]] fixed", "- [[Topic]]\n\t- DONE the fix"],
+    [
+        "- DONE [[Topic]] shipped",
+        "- CANCELED [[Topic]]",
+        "- CANCELLED [[Topic]]",
+        "- Resolved: [[Topic]] fixed",
+        "- [[Topic]]\n\t- DONE the fix",
+    ],
 )
 def test_resolution_markers(tmp_path: Path, bullet: str) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-01": "- [[Topic]] opened\n",
-                                                 "2026-11-20": bullet + "\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n"},
+        {"2026-11-01": "- [[Topic]] opened\n", "2026-11-20": bullet + "\n"},
+    )
     assert state(root, "Topic") == ("resolved", "2026-11-20")
 
 
@@ -146,29 +196,40 @@ def test_obsidian_checked_box_resolves(tmp_path: Path) -> None:
 
 
 def test_a_later_mention_reopens(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-10": "- DONE [[Topic]]\n",
-                                                 "2026-11-20": "- [[Topic]] broke again\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n"},
+        {"2026-11-10": "- DONE [[Topic]]\n", "2026-11-20": "- [[Topic]] broke again\n"},
+    )
     assert state(root, "Topic") == ("active", "2026-11-20")
 
 
 def test_within_a_day_the_last_in_page_order_wins(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n"},
-                  {"2026-11-20": "- DONE [[Topic]]\n- [[Topic]] reopened\n"})
+    root = logseq(
+        tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- DONE [[Topic]]\n- [[Topic]] reopened\n"}
+    )
     assert state(root, "Topic")[0] == "active"
-    root2 = logseq(tmp_path / "b", {"Topic": "- t\n"},
-                   {"2026-11-20": "- [[Topic]] reopened\n- DONE [[Topic]]\n"})
+    root2 = logseq(
+        tmp_path / "b",
+        {"Topic": "- t\n"},
+        {"2026-11-20": "- [[Topic]] reopened\n- DONE [[Topic]]\n"},
+    )
     assert state(root2, "Topic")[0] == "resolved"
 
 
 def test_todo_is_not_a_resolution_and_no_fuzzy_words(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n"},
-                  {"2026-11-20": "- TODO [[Topic]] resolved? fixed! done.\n"})
+    root = logseq(
+        tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- TODO [[Topic]] resolved? fixed! done.\n"}
+    )
     assert state(root, "Topic")[0] == "active"
 
 
 def test_as_of_ignores_later_mentions(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-10-01": "- [[Topic]]\n",
-                                                 "2026-11-28": "- DONE [[Topic]]\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n"},
+        {"2026-10-01": "- [[Topic]]\n", "2026-11-28": "- DONE [[Topic]]\n"},
+    )
     assert state(root, "Topic", as_of="2026-10-15") == ("active", "2026-10-01")
     assert state(root, "Topic", as_of="2026-11-27") == ("stale", "2026-10-01")
     assert state(root, "Topic", as_of="2026-09-30") == ("unmentioned", None)
@@ -184,14 +245,19 @@ def test_journal_pages_are_not_topics_and_unknown_names_are_refused(tmp_path: Pa
     root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]]\n"})
     with pytest.raises(PageNotFound, match="a journal page, not a topic"):
         status("Nov 20th, 2026", vault=root, as_of=AS_OF)
-    with pytest.raises(PageNotFound, match=r"'Topc' is not a page of this vault \(did you mean 'Topic'"):
+    with pytest.raises(
+        PageNotFound, match=r"'Topc' is not a page of this vault \(did you mean 'Topic'"
+    ):
         status("Topc", vault=root, as_of=AS_OF)
     assert [t["topic"] for t in topics(vault=root, as_of=AS_OF).to_json()["topics"]] == ["Topic"]
 
 
 def test_excluded_pages(tmp_path: Path) -> None:
-    root = logseq(tmp_path, {"Topic": "- t\n", "Template": "- x\n"},
-                  {"2026-10-01": "- [[Template]] [[Topic]]\n"})
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n", "Template": "- x\n"},
+        {"2026-10-01": "- [[Template]] [[Topic]]\n"},
+    )
     (root / ".journal-agent.toml").write_text('exclude = ["template"]\ndays = 90\n')
     result = topics(vault=root, as_of=AS_OF).to_json()
     assert [t["topic"] for t in result["topics"]] == ["Topic"] and result["days"] == 90
@@ -200,8 +266,13 @@ def test_excluded_pages(tmp_path: Path) -> None:
 def test_referenced_only_logseq_pages_are_topics_without_a_file(tmp_path: Path) -> None:
     root = logseq(tmp_path, {}, {"2026-10-01": "- met about [[Budget 2027]]\n"})
     assert status("budget 2027", vault=root, as_of=AS_OF).to_json() == {
-        "topic": "Budget 2027", "path": None, "status": "stale", "last_mentioned": "2026-10-01",
-        "days_silent": 59, "mentions": 1}
+        "topic": "Budget 2027",
+        "path": None,
+        "status": "stale",
+        "last_mentioned": "2026-10-01",
+        "days_silent": 59,
+        "mentions": 1,
+    }
 
 
 def test_unmentioned_is_never_stale(tmp_path: Path) -> None:
@@ -220,10 +291,15 @@ def test_sample_vault_has_an_active_a_resolved_and_a_stale_thread() -> None:
     assert by_topic["Reading List"]["status"] == "unmentioned"
     threads = stale(vault=SAMPLE_VAULT, as_of=AS_OF).to_json()["threads"]
     vendor = next(t for t in threads if t["topic"] == "Vendor Contract")
-    assert vendor == {"topic": "Vendor Contract", "path": "pages/Vendor Contract.md",
-                      "last_mentioned": "2026-10-02", "days_silent": 58, "mentions": 5,
-                      "last_text": "[[Vendor Contract]] Acme came back with a quote; waiting on "
-                                   "[[Omar Haddad]] to decide about the archive tier"}
+    assert vendor == {
+        "topic": "Vendor Contract",
+        "path": "pages/Vendor Contract.md",
+        "last_mentioned": "2026-10-02",
+        "days_silent": 58,
+        "mentions": 5,
+        "last_text": "[[Vendor Contract]] Acme came back with a quote; waiting on "
+        "[[Omar Haddad]] to decide about the archive tier",
+    }
 
 
 def test_related_and_clusters() -> None:
@@ -234,8 +310,9 @@ def test_related_and_clusters() -> None:
     cluster = [t["topic"] for t in result["clusters"][0]]
     assert "Atlas Migration" in cluster and "Grafana" in cluster
     everything = related(vault=SAMPLE_VAULT, as_of=AS_OF).to_json()
-    assert ["Omar Haddad", "Vendor Contract"] in [[t["topic"] for t in g]
-                                                  for g in everything["clusters"]]
+    assert ["Omar Haddad", "Vendor Contract"] in [
+        [t["topic"] for t in g] for g in everything["clusters"]
+    ]
 
 
 def test_timeline_html_page(tmp_path: Path) -> None:
@@ -246,14 +323,16 @@ def test_timeline_html_page(tmp_path: Path) -> None:
     page = out.read_text()
     assert "<h1>Flaky CI</h1>" in page and "class='status resolved'" in page
     assert "<svg" in page and "<h2>2026-11-10</h2>" in page and "Pages (undated)" in page
-    assert "<a href=\"#Flaky%20CI\">Flaky CI</a>" in page  # wiki-links rendered as links
+    assert '<a href="#Flaky%20CI">Flaky CI</a>' in page  # wiki-links rendered as links
     assert "<script" not in page and "http" not in page.replace("http://www.w3", "")
 
 
 def test_timeline_html_escapes_raw_html(tmp_path: Path) -> None:
     from journal_agent.html import write_timeline
 
-    root = logseq(tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]] <script>x()</script>\n"})
+    root = logseq(
+        tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]] <script>x()</script>\n"}
+    )
     write_timeline(timeline("Topic", vault=root, as_of=AS_OF), tmp_path / "t.html")
     assert "<script>" not in (tmp_path / "t.html").read_text()
 
@@ -269,10 +348,15 @@ def _mldoc_backlinks(root: Path) -> dict[str, set[tuple[str, int]]]:
     rels = sorted(p.relative_to(root).as_posix() for p in (root / "journals").glob("*.md"))
     texts = [(root / rel).read_text(encoding="utf-8-sig") for rel in rels]
     oracle = Path(__file__).parent / "oracle" / "mldoc_outline.js"
-    out = subprocess.run(["node", str(oracle)], input=json.dumps({"texts": texts}),
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        ["node", str(oracle)],
+        input=json.dumps({"texts": texts}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     found: dict[str, set[tuple[str, int]]] = {}
-    for rel, page in zip(rels, json.loads(out.stdout)):
+    for rel, page in zip(rels, json.loads(out.stdout), strict=True):
         for name in page["page_refs"]:  # the pre-block (page properties) starts at line 0
             target = registry.resolve(name)
             if target is not None:
@@ -300,8 +384,12 @@ def test_timelines_agree_with_logseqs_parser() -> None:
         ours = {(e["path"], e["line"]) for e in entries["entries"] if e["date"]}
         mine = {k for k in expected.get(page_key(topic["topic"]), set())}
         if "/" not in topic["topic"]:  # namespace parents: Logseq adds them outside mldoc
-            mine |= {x for k, v in expected.items() if k.startswith(page_key(topic["topic"]) + "/")
-                     for x in v}
+            mine |= {
+                x
+                for k, v in expected.items()
+                if k.startswith(page_key(topic["topic"]) + "/")
+                for x in v
+            }
         assert ours == mine, topic["topic"]
 
 
@@ -323,8 +411,12 @@ def test_timelines_agree_with_logseqs_parser_on_a_generated_vault(tmp_path: Path
         entries = timeline(topic["topic"], vault=root, as_of="2030-01-01").to_json()["entries"]
         ours = {(e["path"], e["line"]) for e in entries if e["date"]}
         mine = set(expected.get(page_key(topic["topic"]), set()))
-        mine |= {x for k, v in expected.items() if k.startswith(page_key(topic["topic"]) + "/")
-                 for x in v}
+        mine |= {
+            x
+            for k, v in expected.items()
+            if k.startswith(page_key(topic["topic"]) + "/")
+            for x in v
+        }
         assert ours == mine, topic["topic"]
         compared += len(ours)
     assert compared > 100

@@ -36,8 +36,11 @@ def test_logseq_triple_lowbar_titles(stem: str, title: str) -> None:
 
 @pytest.mark.parametrize(
     ("stem", "title"),
-    [("Logseq%2FFeatures", "Logseq/Features"), ("Logseq.Features", "Logseq/Features"),
-     ("Plain", "Plain")],
+    [
+        ("Logseq%2FFeatures", "Logseq/Features"),
+        ("Logseq.Features", "Logseq/Features"),
+        ("Plain", "Plain"),
+    ],
 )
 def test_logseq_legacy_titles(stem: str, title: str) -> None:
     assert LOGSEQ.title_of(stem, LEGACY) == title
@@ -45,8 +48,20 @@ def test_logseq_legacy_titles(stem: str, title: str) -> None:
 
 @pytest.mark.parametrize(
     "title",
-    ["Atlas Migration", "Projects/Atlas Dashboard", "What? Why*", "C# notes", ".hidden",
-     "100% done", "a: b", "snake_/x", "CON", "end.", 'quote"s <and> |pipes|', "café/ünïcode"],
+    [
+        "Atlas Migration",
+        "Projects/Atlas Dashboard",
+        "What? Why*",
+        "C# notes",
+        ".hidden",
+        "100% done",
+        "a: b",
+        "snake_/x",
+        "CON",
+        "end.",
+        'quote"s <and> |pipes|',
+        "café/ünïcode",
+    ],
 )
 def test_logseq_file_names_round_trip(title: str) -> None:
     name = LOGSEQ.file_name_of(title, TRI)

@@ -17,7 +17,6 @@ from journal_agent import (
     VaultNotFound,
     open_vault,
 )
-
 from journal_agent.index import load_index
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, snapshot
@@ -57,9 +56,12 @@ def test_logseq_settings_from_config_edn() -> None:
 
 
 def test_logseq_custom_folders_formats_and_indent(tmp_path: Path) -> None:
-    root = logseq(tmp_path, """{:journals-directory "daily/" :pages-directory "notes"
+    root = logseq(
+        tmp_path,
+        """{:journals-directory "daily/" :pages-directory "notes"
         :journal/file-name-format "yyyy-MM-dd" :date-formatter "yyyy/MM/dd"
-        :export/bullet-indentation :two-spaces}""")
+        :export/bullet-indentation :two-spaces}""",
+    )
     vault = open_vault(root)
     assert vault.journal_rel(NOV29) == "daily/2026-11-29.md"
     assert vault.journal_title(NOV29) == "2026/11/29"
@@ -91,8 +93,18 @@ def test_obsidian_periodic_notes_plugin_overrides_daily_notes(tmp_path: Path) ->
     (config / "plugins" / "periodic-notes").mkdir(parents=True)
     (config / "daily-notes.json").write_text('{"folder": "Ignored", "format": "YYYY"}')
     (config / "community-plugins.json").write_text('["periodic-notes"]')
-    (config / "plugins" / "periodic-notes" / "data.json").write_text(json.dumps(
-        {"daily": {"enabled": True, "folder": "Journal", "format": "DD-MM-YYYY", "template": ""}}))
+    (config / "plugins" / "periodic-notes" / "data.json").write_text(
+        json.dumps(
+            {
+                "daily": {
+                    "enabled": True,
+                    "folder": "Journal",
+                    "format": "DD-MM-YYYY",
+                    "template": "",
+                }
+            }
+        )
+    )
     assert open_vault(tmp_path).journal_rel(NOV29) == "Journal/29-11-2026.md"
 
 
@@ -102,7 +114,9 @@ def test_obsidian_defaults_without_settings(tmp_path: Path) -> None:
 
 
 def test_markdown_own_config(tmp_path: Path) -> None:
-    (tmp_path / ".journal-agent.toml").write_text('[journal]\nfolder = "log"\nformat = "YYYY/MM-DD"\n')
+    (tmp_path / ".journal-agent.toml").write_text(
+        '[journal]\nfolder = "log"\nformat = "YYYY/MM-DD"\n'
+    )
     assert open_vault(tmp_path).journal_rel(NOV29) == "log/2026/11-29.md"
 
 

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import journal_agent
-from journal_agent import BulletsRefused, UnsafePage, open_vault
+from journal_agent import BulletsRefused, UnsafePage
 from journal_agent.scanner import scan
 
 from .conftest import snapshot
@@ -29,7 +29,8 @@ def make_vault(root: Path, indentation: str = ":tab") -> Path:
     """A small Logseq graph with a few pages to link."""
     (root / "logseq").mkdir(parents=True)
     (root / "logseq" / "config.edn").write_text(
-        f"{{:file/name-format :triple-lowbar :export/bullet-indentation {indentation}}}")
+        f"{{:file/name-format :triple-lowbar :export/bullet-indentation {indentation}}}"
+    )
     (root / "pages").mkdir()
     (root / "journals").mkdir()
     for title in PAGES:
@@ -39,8 +40,24 @@ def make_vault(root: Path, indentation: str = ":tab") -> Path:
 
 # -- generated journal files ----------------------------------------------------------------------
 
-WORDS = st.sampled_from(["plan", "fix", "[[Grafana]]", "#[[Flaky CI]]", "naïve", "日本語", "`[[x]]`",
-                         "TODO", "done", "50%", "a:b", "(#[[Grafana]])", "😀", "—"])
+WORDS = st.sampled_from(
+    [
+        "plan",
+        "fix",
+        "[[Grafana]]",
+        "#[[Flaky CI]]",
+        "naïve",
+        "日本語",
+        "`[[x]]`",
+        "TODO",
+        "done",
+        "50%",
+        "a:b",
+        "(#[[Grafana]])",
+        "😀",
+        "—",
+    ]
+)
 TEXT = st.lists(WORDS, min_size=1, max_size=5).map(" ".join)
 INDENT = st.sampled_from(["\t", "  ", "    "])
 
@@ -95,20 +112,27 @@ def insertions(old: bytes, new: bytes) -> list[bytes]:
 def our_lines(inserted: str, newline: str) -> list[str] | None:
     """The bullets in an inserted run, if it is only whole bullet lines in the file's newline."""
     if inserted.startswith(newline):
-        inserted = inserted[len(newline):]
+        inserted = inserted[len(newline) :]
     elif inserted.endswith(newline):
         inserted = inserted[: -len(newline)]
     else:
         return None
     lines = inserted.split(newline)
     if "\r" in inserted.replace("\r\n", "") or not all(
-            ln.lstrip(" \t").startswith("- ") for ln in lines):
+        ln.lstrip(" \t").startswith("- ") for ln in lines
+    ):
         return None
     return [ln.lstrip(" \t")[2:] for ln in lines if ln != "- claude log"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=journal_text(), bom=st.booleans(), bullets=st.lists(TEXT, min_size=1, max_size=3, unique=True))
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    text=journal_text(),
+    bom=st.booleans(),
+    bullets=st.lists(TEXT, min_size=1, max_size=3, unique=True),
+)
 def test_append_inserts_lines_and_changes_nothing_else(
     tmp_path: Path, text: str, bom: bool, bullets: list[str]
 ) -> None:
@@ -123,7 +147,9 @@ def test_append_inserts_lines_and_changes_nothing_else(
         assert new == old
         return
     newline = "\r\n" if text.split("\n", 1)[0].endswith("\r") else "\n"
-    candidates = [our_lines(run.decode("utf-8", "replace"), newline) for run in insertions(old, new)]
+    candidates = [
+        our_lines(run.decode("utf-8", "replace"), newline) for run in insertions(old, new)
+    ]
     assert written in candidates, f"inserted runs {candidates} are not the bullets {written}"
     outline = scan(new.decode("utf-8-sig"), "logseq")
     owners = [i for i, b in enumerate(outline.blocks) if b.depth == 0 and b.text == "claude log"]
@@ -142,8 +168,13 @@ def vault(tmp_path: Path) -> Path:
 def test_new_page_gets_the_owned_block(vault: Path) -> None:
     result = journal_agent.append(["Checked [[Grafana]]"], vault=vault, agent="claude", date=DAY)
     assert (vault / JOURNAL).read_text() == "- claude log\n\t- Checked [[Grafana]]\n"
-    assert result.to_json() == {"page": "Nov 29th, 2026", "path": JOURNAL,
-                                "written": ["Checked [[Grafana]]"], "duplicates": [], "refused": []}
+    assert result.to_json() == {
+        "page": "Nov 29th, 2026",
+        "path": JOURNAL,
+        "written": ["Checked [[Grafana]]"],
+        "duplicates": [],
+        "refused": [],
+    }
 
 
 def test_appends_after_human_children_with_their_indentation(vault: Path) -> None:
@@ -151,7 +182,8 @@ def test_appends_after_human_children_with_their_indentation(vault: Path) -> Non
     (vault / JOURNAL).write_text(page)
     journal_agent.append(["second"], vault=vault, agent="claude", date=DAY)
     assert (vault / JOURNAL).read_text() == (
-        "- morning\n- claude log\n  - first\n    - human reply\n  - second\n- evening\n")
+        "- morning\n- claude log\n  - first\n    - human reply\n  - second\n- evening\n"
+    )
 
 
 def test_uses_the_page_indentation_then_the_vault_setting(tmp_path: Path) -> None:
@@ -168,15 +200,15 @@ def test_one_owned_block_per_agent(vault: Path) -> None:
     journal_agent.append(["a1"], vault=vault, agent="claude", date=DAY)
     journal_agent.append(["b1"], vault=vault, agent="codex", date=DAY)
     journal_agent.append(["a2"], vault=vault, agent="claude", date=DAY)
-    assert (vault / JOURNAL).read_text() == (
-        "- claude log\n\t- a1\n\t- a2\n- codex log\n\t- b1\n")
+    assert (vault / JOURNAL).read_text() == ("- claude log\n\t- a1\n\t- a2\n- codex log\n\t- b1\n")
 
 
 def test_retried_append_is_idempotent(vault: Path) -> None:
     journal_agent.append(["same [[Grafana]]"], vault=vault, agent="claude", date=DAY)
     before = (vault / JOURNAL).read_bytes()
-    again = journal_agent.append(["same [[Grafana]]", "same [[Grafana]]"], vault=vault,
-                                 agent="claude", date=DAY)
+    again = journal_agent.append(
+        ["same [[Grafana]]", "same [[Grafana]]"], vault=vault, agent="claude", date=DAY
+    )
     assert again.written == [] and again.duplicates == ["same [[Grafana]]", "same [[Grafana]]"]
     assert (vault / JOURNAL).read_bytes() == before
 
@@ -204,17 +236,25 @@ def test_a_human_edited_bullet_is_not_fixed(vault: Path) -> None:
 
 
 def test_bullet_kinds_get_their_prefix(vault: Path) -> None:
-    journal_agent.append(["use DNS flip for rollback"], vault=vault, agent="c", date=DAY,
-                         kind="decision")
-    journal_agent.append(["[[Flaky CI]] fixed"], vault=vault, agent="c", date=DAY, kind="resolution")
+    journal_agent.append(
+        ["use DNS flip for rollback"], vault=vault, agent="c", date=DAY, kind="decision"
+    )
+    journal_agent.append(
+        ["[[Flaky CI]] fixed"], vault=vault, agent="c", date=DAY, kind="resolution"
+    )
     assert (vault / JOURNAL).read_text() == (
-        "- c log\n\t- Decision: use DNS flip for rollback\n\t- Resolved: [[Flaky CI]] fixed\n")
+        "- c log\n\t- Decision: use DNS flip for rollback\n\t- Resolved: [[Flaky CI]] fixed\n"
+    )
 
 
 def test_resolution_checked_by_case_and_alias(vault: Path) -> None:
     (vault / "pages" / "Atlas Migration.md").write_text("alias:: Atlas\n\n- x\n")
-    journal_agent.append(["[[atlas]] and [[ATLAS MIGRATION]] and [[projects/atlas dashboard]]"],
-                         vault=vault, agent="c", date=DAY)
+    journal_agent.append(
+        ["[[atlas]] and [[ATLAS MIGRATION]] and [[projects/atlas dashboard]]"],
+        vault=vault,
+        agent="c",
+        date=DAY,
+    )
     assert "[[atlas]]" in (vault / JOURNAL).read_text()
 
 
@@ -224,8 +264,11 @@ def test_resolution_checked_by_case_and_alias(vault: Path) -> None:
 @pytest.mark.parametrize(
     ("bullet", "message"),
     [
-        ("Fixed [[Atlas Migratoin]]", "no page named 'Atlas Migratoin'; writing it would create one "
-                                      "(did you mean 'Atlas Migration'"),
+        (
+            "Fixed [[Atlas Migratoin]]",
+            "no page named 'Atlas Migratoin'; writing it would create one "
+            "(did you mean 'Atlas Migration'",
+        ),
         ("tagged #newtopic", "no page named 'newtopic'"),
         ("see [notes]([[Nowhere]])", "no page named 'Nowhere'"),
         ("two\nlines", "contains a line break"),
@@ -249,8 +292,9 @@ def test_refusals(vault: Path, bullet: str, message: str) -> None:
 
 
 def test_unlink_writes_unknown_names_as_plain_text(vault: Path) -> None:
-    result = journal_agent.append(["[[Nowhere]] and #newtag and [[Grafana]]"], vault=vault,
-                                  agent="c", date=DAY, unlink=True)
+    result = journal_agent.append(
+        ["[[Nowhere]] and #newtag and [[Grafana]]"], vault=vault, agent="c", date=DAY, unlink=True
+    )
     assert result.written == ["Nowhere and newtag and [[Grafana]]"]
 
 
@@ -269,7 +313,10 @@ def test_superseded_page_is_refused_with_its_successor(vault: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"- a\n<<<<<<< HEAD\n- mine\n=======\n- theirs\n>>>>>>> other\n", "merge-conflict markers"),
+        (
+            b"- a\n<<<<<<< HEAD\n- mine\n=======\n- theirs\n>>>>>>> other\n",
+            "merge-conflict markers",
+        ),
         (b"- caf\xe9\n", "not UTF-8 text"),
         (b"\x00\x01binary", "binary file"),
     ],
@@ -313,30 +360,38 @@ def test_file_mode_is_kept(vault: Path) -> None:
 
 def test_obsidian_new_daily_note_from_template(obsidian_vault: Path) -> None:
     (obsidian_vault / "Templates" / "Daily.md").write_text(
-        "# {{title}}\n{{date:dddd, MMMM Do YYYY}} · prev {{yesterday}}\n\n## Log\n")
-    journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="claude",
-                         date="2026-11-29")
+        "# {{title}}\n{{date:dddd, MMMM Do YYYY}} · prev {{yesterday}}\n\n## Log\n"
+    )
+    journal_agent.append(
+        ["Checked [[Atlas]]"], vault=obsidian_vault, agent="claude", date="2026-11-29"
+    )
     text = (obsidian_vault / "Daily/2026/11/2026-11-29.md").read_text()
-    assert text == ("# 2026/11/2026-11-29\nSunday, November 29th 2026 · prev 2026/11/2026-11-28\n\n"
-                    "## Log\n- claude log\n    - Checked [[Atlas]]\n")
+    assert text == (
+        "# 2026/11/2026-11-29\nSunday, November 29th 2026 · prev 2026/11/2026-11-28\n\n"
+        "## Log\n- claude log\n    - Checked [[Atlas]]\n"
+    )
 
 
 def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> None:
     with pytest.raises(BulletsRefused, match=r"write \[\[Atlas\|Project Atlas\]\]"):
         journal_agent.append(["[[Project Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
-    journal_agent.append(["[[Atlas|Project Atlas]] and #anytag"], vault=obsidian_vault, agent="c",
-                         date=DAY)
+    journal_agent.append(
+        ["[[Atlas|Project Atlas]] and #anytag"], vault=obsidian_vault, agent="c", date=DAY
+    )
 
 
 def test_logseq_new_journal_from_default_template(vault: Path) -> None:
     (vault / "logseq" / "config.edn").write_text(
-        '{:file/name-format :triple-lowbar :default-templates {:journals "Daily"}}')
+        '{:file/name-format :triple-lowbar :default-templates {:journals "Daily"}}'
+    )
     (vault / "pages" / "Templates.md").write_text(
         "- Daily\n  template:: Daily\n  template-including-parent:: false\n"
-        "\t- ## Morning\n\t\t- plan for <% today %>\n\t- ## Notes\n")
+        "\t- ## Morning\n\t\t- plan for <% today %>\n\t- ## Notes\n"
+    )
     journal_agent.append(["x"], vault=vault, agent="c", date=DAY)
     assert (vault / JOURNAL).read_text() == (
-        "- ## Morning\n\t- plan for [[Nov 29th, 2026]]\n- ## Notes\n- c log\n\t- x\n")
+        "- ## Morning\n\t- plan for [[Nov 29th, 2026]]\n- ## Notes\n- c log\n\t- x\n"
+    )
 
 
 # -- what Logseq itself sees ----------------------------------------------------------------------
@@ -350,23 +405,32 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
     bullets = ["Fixed [[Flaky CI]] retry", "Decision: watch #[[Atlas Migration]] in [[Grafana]]"]
     for i in range(40):
         root = make_vault(tmp_path / f"v{i}")
-        lines = [f"- note {j} [[Grafana]]" + rng.choice(["", "\n\t- child", "\n  more text"])
-                 for j in range(rng.randint(0, 4))]
+        lines = [
+            f"- note {j} [[Grafana]]" + rng.choice(["", "\n\t- child", "\n  more text"])
+            for j in range(rng.randint(0, 4))
+        ]
         if rng.random() < 0.5:
-            lines.append("- claude log\n" + rng.choice(["\t- human says hi", "  - spaced child", ""]))
+            lines.append(
+                "- claude log\n" + rng.choice(["\t- human says hi", "  - spaced child", ""])
+            )
         text = "\n".join(lines) + rng.choice(["", "\n"])
         (root / JOURNAL).write_text(text.replace("\n\n", "\n"))
         journal_agent.append(bullets, vault=root, agent="claude", date=DAY)
         texts.append((root / JOURNAL).read_text())
     oracle = Path(__file__).parent / "oracle" / "mldoc_outline.js"
-    out = subprocess.run(["node", str(oracle)], input=json.dumps({"texts": texts}),
-                         capture_output=True, text=True, check=True)
-    for text, page in zip(texts, json.loads(out.stdout)):
+    out = subprocess.run(
+        ["node", str(oracle)],
+        input=json.dumps({"texts": texts}),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for text, page in zip(texts, json.loads(out.stdout), strict=True):
         lines = text.split("\n")
         blocks = page["blocks"]
         owner = max(i for i, b in enumerate(blocks) if lines[b["line"]] == "- claude log")
-        kids = list(itertools.takewhile(lambda b: b["level"] > blocks[owner]["level"],
-                                        blocks[owner + 1 :]))
+        top = blocks[owner]["level"]
+        kids = list(itertools.takewhile(lambda b, top=top: b["level"] > top, blocks[owner + 1 :]))
         mine = [b for b in kids if lines[b["line"]].lstrip().removeprefix("- ") in bullets]
         assert [b["refs"] for b in mine] == [["Flaky CI"], ["Atlas Migration", "Grafana"]], text
         assert blocks[owner]["refs"] == [] and blocks[owner]["level"] == 1

@@ -10,6 +10,10 @@ const CONFIG = JSON.stringify({toc: false, parse_outline_only: false, heading_nu
   export_md_remove_options: [], hiccup_in_block: true});
 const COMMA = new Set(["alias", "tags"]);
 const NO_REFS = new Set(["id", "collapsed", "title", "filters", "public", "icon"]);
+// Logseq keeps a block ref only when its id parses as a UUID (graph_parser/block.cljs,
+// extract-block-refs: parse-uuid); mldoc makes a Block_ref of any ((text)).
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const blockRef = id => UUID.test(id) ? "((" + id.toLowerCase() + "))" : null;
 const CODE = new Set(["Src", "Example", "Code", "Latex_Fragment", "Latex_Environment", "Raw_Html",
   "Inline_Html", "Export_Snippet", "Verbatim", "Comment", "Displayed_Math", "Custom"]);
 
@@ -33,7 +37,7 @@ function collect(x, acc) {
   if (tag === "Link") {
     const url = x[1].url;
     if (url[0] === "Page_ref") acc.push(url[1]);
-    if (url[0] === "Block_ref") acc.push("((" + url[1].toLowerCase() + "))");
+    if (url[0] === "Block_ref" && blockRef(url[1])) acc.push(blockRef(url[1]));
     return acc;
   }
   if (tag === "Nested_link") {
@@ -44,7 +48,7 @@ function collect(x, acc) {
   if (tag === "Macro" && x[1].name === "embed") {
     const arg = (x[1].arguments[0] || "").trim();
     if (arg.startsWith("[[") && arg.endsWith("]]")) acc.push(arg.slice(2, -2));
-    if (arg.startsWith("((") && arg.endsWith("))")) acc.push(arg.toLowerCase());
+    if (arg.startsWith("((") && arg.endsWith("))") && blockRef(arg.slice(2, -2))) acc.push(blockRef(arg.slice(2, -2)));
     return acc;
   }
   if (tag === "Property_Drawer") { propertyRefs(x[1], acc); return acc; }

@@ -1,0 +1,581 @@
+"""The index cache: reused only while nothing it was derived from changed.
+
+Every case changes the vault (or the cache) in one way, then checks three things:
+
+* how many files the cached load had to read again (``Index.rescanned``);
+* that its answer is the one a full scan gives (``use_cache=False``): the same facts per file,
+  the same warnings, the same derived status of every topic;
+* the exact status or timeline the change must produce, through the public API.
+
+A cached load that rescanned something also leaves a cache the next run fully reuses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import pickle
+import random
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journal_agent import api
+from journal_agent.errors import PageNotFound
+from journal_agent.index import Index, cache_path, load_index
+from journal_agent.queries import Graph, all_topics
+from journal_agent.vault import open_vault
+
+AS_OF = dt.date(2026, 11, 30)
+DAYS = 21
+FILES = 44  # page files of sample_vault/: 26 journals and 18 pages
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def index(vault: Path, *, use_cache: bool = True) -> Index:
+    return load_index(open_vault(vault), use_cache=use_cache)
+
+
+def answer(idx: Index) -> dict[str, dict[str, Any]]:
+    """Every topic's derived status as of AS_OF, by title."""
+    return {t.page.title: t.to_json() for t in all_topics(Graph(idx), AS_OF, DAYS)}
+
+
+def full_scan(vault: Path) -> Index:
+    return index(vault, use_cache=False)
+
+
+def refresh(vault: Path, rescanned: int) -> dict[str, dict[str, Any]]:
+    """A cached load rescans exactly ``rescanned`` files and answers exactly as a full scan does;
+    the cache it leaves is then fully reused, with the same answer."""
+    idx = index(vault)
+    assert idx.rescanned == rescanned
+    truth = full_scan(vault)
+    assert idx.files == truth.files
+    assert idx.warnings == truth.warnings
+    got = answer(idx)
+    assert got == answer(truth)
+    again = index(vault)
+    assert again.rescanned == 0
+    assert again.files == truth.files and again.warnings == truth.warnings
+    cached = api.topics(vault=vault, as_of=AS_OF)
+    uncached = api.topics(vault=vault, as_of=AS_OF, use_cache=False)
+    assert cached.to_json() == uncached.to_json() and cached.warnings == uncached.warnings
+    return got
+
+
+def status(vault: Path, topic: str, *, use_cache: bool = True) -> dict[str, Any]:
+    return api.status(topic, vault=vault, as_of=AS_OF, use_cache=use_cache).to_json()
+
+
+def timeline(vault: Path, topic: str, *, use_cache: bool = True) -> list[dict[str, Any]]:
+    result = api.timeline(topic, vault=vault, as_of=AS_OF, use_cache=use_cache)
+    entries: list[dict[str, Any]] = result.to_json()["entries"]
+    return entries
+
+
+def topic(
+    title: str, path: str | None, state: str, last: str | None, silent: int | None, mentions: int
+) -> dict[str, Any]:
+    return {
+        "topic": title,
+        "path": path,
+        "status": state,
+        "last_mentioned": last,
+        "days_silent": silent,
+        "mentions": mentions,
+    }
+
+
+def warm(vault: Path) -> dict[str, dict[str, Any]]:
+    """Build the cache (a cold run reads every file) and return the answer."""
+    idx = index(vault)
+    assert idx.rescanned == FILES
+    return answer(idx)
+
+
+def bump_mtime(path: Path, seconds: int = 1) -> None:
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + seconds * 10**9))
+
+
+def append_line(path: Path, line: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + ("" if text.endswith("\n") else "\n") + line + "\n", encoding="utf-8")
+
+
+ERGONOMICS = topic("Ergonomics", "pages/Ergonomics.md", "active", "2026-11-18", 12, 2)
+ERGONOMICS_UNMENTIONED = topic("Ergonomics", "pages/Ergonomics.md", "unmentioned", None, None, 1)
+ERGONOMICS_JOURNAL = "journals/2026_11_18.md"  # "- LATER look at [[Ergonomics]] checklist again"
+
+
+# -- cold, then warm -------------------------------------------------------------------------------
+
+
+def test_first_run_builds_the_cache_second_run_reads_no_file(logseq_vault: Path) -> None:
+    path = cache_path(open_vault(logseq_vault))
+    assert not path.exists()
+    cold = index(logseq_vault)
+    assert cold.rescanned == FILES == len(cold.files)
+    assert path.is_file()
+    second = index(logseq_vault)
+    assert second.rescanned == 0
+    assert second.files == cold.files == full_scan(logseq_vault).files
+    assert answer(second) == answer(cold)
+    assert status(logseq_vault, "Atlas Migration") == topic(
+        "Atlas Migration", "pages/Atlas Migration.md", "active", "2026-11-25", 5, 26
+    )
+
+
+# -- files changed, added, deleted, renamed --------------------------------------------------------
+
+
+def test_edited_journal_is_rescanned_and_a_stale_topic_becomes_active(logseq_vault: Path) -> None:
+    before = warm(logseq_vault)
+    assert before["Vendor Contract"]["status"] == "stale"
+    append_line(logseq_vault / "journals/2026_11_27.md", "- [[Vendor Contract]] signed with Acme")
+    after = refresh(logseq_vault, 1)
+    expected = topic("Vendor Contract", "pages/Vendor Contract.md", "active", "2026-11-27", 3, 6)
+    assert after["Vendor Contract"] == expected
+    assert status(logseq_vault, "Vendor Contract") == expected
+    assert timeline(logseq_vault, "Vendor Contract")[0] == {
+        "date": "2026-11-27",
+        "page": "Nov 27th, 2026",
+        "path": "journals/2026_11_27.md",
+        "line": 2,
+        "text": "[[Vendor Contract]] signed with Acme",
+        "resolution": False,
+    }
+
+
+def test_new_journal_file_is_picked_up(logseq_vault: Path) -> None:
+    warm(logseq_vault)
+    (logseq_vault / "journals/2026_11_29.md").write_text(
+        "- Ordered a standing desk #[[Home Office]]\n", encoding="utf-8"
+    )
+    after = refresh(logseq_vault, 1)
+    assert after["Home Office"] == topic(
+        "Home Office", "pages/Home Office.md", "active", "2026-11-29", 1, 4
+    )
+    assert "journals/2026_11_29.md" in index(logseq_vault).files
+
+
+def test_deleted_journal_takes_its_mentions_with_it(logseq_vault: Path) -> None:
+    before = warm(logseq_vault)
+    assert before["Flaky CI"]["status"] == "resolved"  # "DONE [[Flaky CI]]" on 2026-11-10
+    (logseq_vault / "journals/2026_11_10.md").unlink()
+    after = refresh(logseq_vault, 0)
+    assert after["Flaky CI"] == topic("Flaky CI", "pages/Flaky CI.md", "stale", "2026-10-13", 48, 8)
+    assert "journals/2026_11_10.md" not in index(logseq_vault).files
+    paths = {e["path"] for e in timeline(logseq_vault, "Flaky CI")}
+    assert "journals/2026_11_10.md" not in paths
+
+
+def test_deleted_page_nobody_links_is_no_longer_a_topic(logseq_vault: Path) -> None:
+    assert warm(logseq_vault)["Plain Ideas"]["status"] == "unmentioned"
+    (logseq_vault / "pages/Plain Ideas.md").unlink()
+    assert "Plain Ideas" not in refresh(logseq_vault, 0)
+    with pytest.raises(PageNotFound):
+        status(logseq_vault, "Plain Ideas")
+
+
+def test_renamed_page_changes_its_title(logseq_vault: Path) -> None:
+    warm(logseq_vault)
+    (logseq_vault / "pages/Ergonomics.md").rename(logseq_vault / "pages/Posture.md")
+    after = refresh(logseq_vault, 1)  # same inode, size and mtime: a new path is a new entry
+    files = index(logseq_vault).files
+    assert "pages/Ergonomics.md" not in files
+    assert files["pages/Posture.md"].title == "Posture"
+    assert after["Posture"] == topic("Posture", "pages/Posture.md", "unmentioned", None, None, 0)
+    # Logseq keeps a referenced page without a file: the old title is now such a page
+    assert after["Ergonomics"] == topic("Ergonomics", None, "active", "2026-11-18", 12, 2)
+    assert status(logseq_vault, "Ergonomics")["path"] is None
+
+
+def test_renamed_page_keeping_its_old_name_as_alias_keeps_the_cached_backlinks(
+    logseq_vault: Path,
+) -> None:
+    """References are resolved at query time, so the journals that name the old title are not
+    read again: only the renamed page is."""
+    warm(logseq_vault)
+    old = logseq_vault / "pages/Ergonomics.md"
+    new = logseq_vault / "pages/Posture.md"
+    new.write_text("alias:: Ergonomics\n\n" + old.read_text(encoding="utf-8"), encoding="utf-8")
+    old.unlink()
+    after = refresh(logseq_vault, 1)
+    assert after["Posture"] == topic("Posture", "pages/Posture.md", "active", "2026-11-18", 12, 2)
+    assert status(logseq_vault, "Ergonomics")["topic"] == "Posture"
+
+
+def test_renamed_journal_moves_its_mentions_to_the_new_day(logseq_vault: Path) -> None:
+    warm(logseq_vault)
+    (logseq_vault / ERGONOMICS_JOURNAL).rename(logseq_vault / "journals/2026_11_19.md")
+    after = refresh(logseq_vault, 1)
+    assert after["Ergonomics"] == topic(
+        "Ergonomics", "pages/Ergonomics.md", "active", "2026-11-19", 11, 2
+    )
+    newest = timeline(logseq_vault, "Ergonomics")[0]
+    assert (newest["date"], newest["page"], newest["path"]) == (
+        "2026-11-19",
+        "Nov 19th, 2026",
+        "journals/2026_11_19.md",
+    )
+
+
+# -- what counts as a change: mtime, size, inode ---------------------------------------------------
+
+
+def test_touched_file_is_rescanned_and_answers_the_same(logseq_vault: Path) -> None:
+    before = warm(logseq_vault)
+    page = logseq_vault / "journals/2026_11_24.md"
+    content = page.read_bytes()
+    bump_mtime(page)
+    assert refresh(logseq_vault, 1) == before
+    assert page.read_bytes() == content
+
+
+def test_same_size_rewrite_with_a_new_mtime_changes_the_answer(logseq_vault: Path) -> None:
+    assert warm(logseq_vault)["Ergonomics"] == ERGONOMICS
+    page = logseq_vault / ERGONOMICS_JOURNAL
+    old = page.stat()
+    page.write_bytes(page.read_bytes().replace(b"[[Ergonomics]]", b"[[Ergonomica]]"))
+    os.utime(page, ns=(old.st_atime_ns, old.st_mtime_ns + 10**9))
+    assert (page.stat().st_size, page.stat().st_ino) == (old.st_size, old.st_ino)
+    after = refresh(logseq_vault, 1)
+    assert after["Ergonomics"] == ERGONOMICS_UNMENTIONED
+    assert status(logseq_vault, "Ergonomics") == ERGONOMICS_UNMENTIONED
+
+
+def test_atomic_replace_with_same_mtime_and_size_is_caught_by_the_inode(logseq_vault: Path) -> None:
+    assert warm(logseq_vault)["Ergonomics"] == ERGONOMICS
+    page = logseq_vault / ERGONOMICS_JOURNAL
+    old = page.stat()
+    tmp = page.with_name(".2026_11_18.md.tmp")
+    tmp.write_bytes(page.read_bytes().replace(b"[[Ergonomics]]", b"[[Ergonomica]]"))
+    os.utime(tmp, ns=(old.st_atime_ns, old.st_mtime_ns))
+    os.replace(tmp, page)
+    new = page.stat()
+    assert (new.st_mtime_ns, new.st_size) == (old.st_mtime_ns, old.st_size)
+    assert new.st_ino != old.st_ino
+    after = refresh(logseq_vault, 1)
+    assert after["Ergonomics"] == ERGONOMICS_UNMENTIONED
+
+
+def test_same_size_rewrite_within_one_mtime_tick_is_noticed(logseq_vault: Path) -> None:
+    """A file indexed in the same clock tick as its last write (coarse clocks: FAT 2 s, HFS+
+    1 s) can be rewritten with the same size and mtime: its bytes are compared on the next run."""
+    page = logseq_vault / ERGONOMICS_JOURNAL
+    page.write_bytes(page.read_bytes())  # just written: indexed while "racily clean"
+    tick = page.stat().st_mtime_ns
+    assert warm(logseq_vault)["Ergonomics"] == ERGONOMICS
+    page.write_bytes(page.read_bytes().replace(b"[[Ergonomics]]", b"[[Ergonomica]]"))
+    os.utime(page, ns=(tick, tick))  # what a coarse clock leaves: the same timestamp
+    assert answer(index(logseq_vault))["Ergonomics"] == ERGONOMICS_UNMENTIONED
+
+
+def test_old_files_are_not_read_again_on_warm_runs(logseq_vault: Path) -> None:
+    """Only recently written files keep a digest; a warm run reads no other file."""
+    long_ago = 1_700_000_000_000_000_000
+    for path in logseq_vault.rglob("*.md"):
+        os.utime(path, ns=(long_ago, long_ago))
+    assert index(logseq_vault).rescanned == FILES
+    data = pickle.loads(cache_path(open_vault(logseq_vault)).read_bytes())
+    assert all(entry[4] is None for entry in data["files"].values())
+
+
+# -- a corrupt or foreign cache --------------------------------------------------------------------
+
+
+def _corrupt(kind: str, valid: bytes) -> bytes:
+    if kind == "truncated":
+        return valid[: len(valid) // 2]
+    if kind == "random":
+        return random.Random(7).randbytes(len(valid))
+    if kind == "empty":
+        return b""
+    if kind == "pickled list":
+        return pickle.dumps([1, 2, 3])
+    if kind == "pickled dict without the keys":
+        return pickle.dumps({"version": 1})
+    if kind == "other fingerprint":
+        data = pickle.loads(valid)
+        return pickle.dumps({"fingerprint": "0" * 64, "files": data["files"]})
+    if kind == "unknown class":
+        return b"cjournal_agent_no_such_module\nThing\n."  # a class of a module that is gone
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "truncated",
+        "random",
+        "empty",
+        "pickled list",
+        "pickled dict without the keys",
+        "other fingerprint",
+        "unknown class",
+    ],
+)
+def test_corrupt_cache_is_rebuilt_silently(
+    logseq_vault: Path, kind: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    before = warm(logseq_vault)
+    path = cache_path(open_vault(logseq_vault))
+    path.write_bytes(_corrupt(kind, path.read_bytes()))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert refresh(logseq_vault, FILES) == before
+        assert status(logseq_vault, "Ergonomics") == ERGONOMICS
+    assert caught == []
+    assert capfd.readouterr() == ("", "")
+
+
+def test_cache_folder_that_cannot_be_written_only_costs_speed(
+    logseq_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("JOURNAL_AGENT_CACHE", str(blocker))
+    for _ in range(2):
+        idx = index(logseq_vault)
+        assert idx.rescanned == FILES and idx.warnings == []
+        assert idx.files == full_scan(logseq_vault).files
+    assert blocker.read_text() == "a file where the cache folder should be"
+    assert capfd.readouterr() == ("", "")
+
+
+def test_cache_written_for_other_settings_is_rebuilt(logseq_vault: Path) -> None:
+    warm(logseq_vault)
+    assert timeline(logseq_vault, "Atlas Migration")[0]["page"] == "Nov 25th, 2026"
+    config = logseq_vault / "logseq/config.edn"
+    text = config.read_text(encoding="utf-8")
+    assert ':journal/page-title-format "MMM do, yyyy"' in text
+    config.write_text(text.replace('"MMM do, yyyy"', '"yyyy-MM-dd"'), encoding="utf-8")
+    refresh(logseq_vault, FILES)  # config.edn is no page: only the settings tell
+    assert index(logseq_vault).files["journals/2026_11_25.md"].title == "2026-11-25"
+    newest = timeline(logseq_vault, "Atlas Migration")[0]
+    assert (newest["date"], newest["page"]) == ("2026-11-25", "2026-11-25")
+
+
+# -- use_cache=False -------------------------------------------------------------------------------
+
+
+def test_use_cache_false_never_writes_the_cache(logseq_vault: Path, tmp_path: Path) -> None:
+    path = cache_path(open_vault(logseq_vault))
+    assert full_scan(logseq_vault).rescanned == FILES
+    api.topics(vault=logseq_vault, as_of=AS_OF, use_cache=False)
+    api.stale(vault=logseq_vault, as_of=AS_OF, use_cache=False)
+    assert status(logseq_vault, "Ergonomics", use_cache=False) == ERGONOMICS
+    timeline(logseq_vault, "Ergonomics", use_cache=False)
+    assert not path.exists()
+    assert not (tmp_path / "cache").exists()
+
+
+def test_use_cache_false_never_reads_the_cache(logseq_vault: Path) -> None:
+    """A cache that lies about one file (its stat unchanged) is believed by a cached run and
+    ignored, and left untouched, by an uncached one."""
+    warm(logseq_vault)
+    path = cache_path(open_vault(logseq_vault))
+    data = pickle.loads(path.read_bytes())
+    mtime, size, inode, facts, digest = data["files"][ERGONOMICS_JOURNAL]
+    data["files"][ERGONOMICS_JOURNAL] = (mtime, size, inode, facts._replace(mentions=()), digest)
+    path.write_bytes(pickle.dumps(data))
+    lying = path.read_bytes()
+    stamp = path.stat().st_mtime_ns
+    assert status(logseq_vault, "Ergonomics")["status"] == "unmentioned"  # the lie is believed
+    assert full_scan(logseq_vault).files[ERGONOMICS_JOURNAL] == facts
+    assert status(logseq_vault, "Ergonomics", use_cache=False) == ERGONOMICS
+    assert timeline(logseq_vault, "Ergonomics", use_cache=False)[0]["path"] == ERGONOMICS_JOURNAL
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == (lying, stamp)
+
+
+# -- processes -----------------------------------------------------------------------------------
+
+CHILD = r"""
+import datetime as dt, json, os, sys, time
+from journal_agent.index import load_index
+from journal_agent.queries import Graph, all_topics
+from journal_agent.vault import open_vault
+
+vault, ready, go = sys.argv[1:4]
+v = open_vault(vault)
+open(ready, "w").close()
+deadline = time.monotonic() + 60
+while not os.path.exists(go):
+    if time.monotonic() > deadline:
+        sys.exit("no start signal")
+    time.sleep(0.001)
+idx = load_index(v)
+topics = all_topics(Graph(idx), dt.date(2026, 11, 30), 21)
+print(json.dumps({"rescanned": idx.rescanned, "warnings": idx.warnings,
+                  "topics": {t.page.title: t.to_json() for t in topics}}))
+"""
+
+
+def _env(seed: int) -> dict[str, str]:
+    # One hash seed for every process of a test: the cache fingerprint currently depends on it
+    # (see test_warm_cache_is_reused_by_a_process_with_another_hash_seed).
+    return dict(os.environ, PYTHONHASHSEED=str(seed))
+
+
+def run_together(vault: Path, folder: Path, count: int, seed: int = 0) -> list[dict[str, Any]]:
+    """Start ``count`` processes that load the index of ``vault`` at the same moment."""
+    folder.mkdir(parents=True)
+    go = folder / "go"
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(vault), str(folder / f"ready{n}"), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(seed),
+            cwd=folder,
+        )
+        for n in range(count)
+    ]
+    deadline = time.monotonic() + 60
+    while not all((folder / f"ready{n}").exists() for n in range(count)):
+        assert time.monotonic() < deadline, "children did not start"
+        assert all(c.poll() is None for c in children), [c.communicate() for c in children]
+        time.sleep(0.005)
+    go.touch()
+    results = []
+    for child in children:
+        out, err = child.communicate(timeout=60)
+        assert (child.returncode, err) == (0, "")
+        results.append(json.loads(out))
+    return results
+
+
+def _round_changes(vault: Path, n: int) -> int:
+    """Change the vault before round ``n``; return how many files a warm run must read."""
+    if n == 0:
+        return FILES  # cold
+    if n == 1:
+        append_line(vault / "journals/2026_11_27.md", "- [[Vendor Contract]] signed with Acme")
+        return 1
+    if n == 2:
+        (vault / "journals/2026_11_29.md").write_text("- #[[Home Office]] desk\n", "utf-8")
+        bump_mtime(vault / "journals/2026_11_24.md")
+        return 2
+    if n == 3:
+        (vault / "journals/2026_11_10.md").unlink()
+        (vault / "pages/Ergonomics.md").rename(vault / "pages/Posture.md")
+        return 1
+    page = vault / ERGONOMICS_JOURNAL
+    old = page.stat()
+    page.write_bytes(page.read_bytes().replace(b"[[Ergonomics]]", b"[[Ergonomica]]"))
+    os.utime(page, ns=(old.st_atime_ns, old.st_mtime_ns + 10**9))
+    return 1
+
+
+def test_two_processes_refreshing_at_once_leave_a_good_cache(
+    logseq_vault: Path, tmp_path: Path
+) -> None:
+    path = cache_path(open_vault(logseq_vault))
+    for n in range(5):
+        changed = _round_changes(logseq_vault, n)
+        truth = full_scan(logseq_vault)  # uncached: leaves the cache alone
+        expected = answer(truth)
+        for result in run_together(logseq_vault, tmp_path / f"round{n}", 2):
+            # each read either the previous round's cache or the other's fresh one
+            assert result["rescanned"] in (changed, 0)
+            assert result["topics"] == expected
+            assert result["warnings"] == truth.warnings
+        assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temp left
+        data = pickle.loads(path.read_bytes())
+        assert sorted(data["files"]) == sorted(truth.files)
+        (third,) = run_together(logseq_vault, tmp_path / f"round{n}-after", 1)
+        assert third["rescanned"] == 0
+        assert third["topics"] == expected
+
+
+def test_warm_cache_is_reused_by_a_process_with_another_hash_seed(
+    logseq_vault: Path, tmp_path: Path
+) -> None:
+    (first,) = run_together(logseq_vault, tmp_path / "first", 1, seed=0)
+    assert first["rescanned"] == FILES
+    (second,) = run_together(logseq_vault, tmp_path / "second", 1, seed=1)
+    assert second["topics"] == first["topics"]
+    assert second["rescanned"] == 0
+
+
+# -- unreadable files ------------------------------------------------------------------------------
+
+BAD = "journals/2026_11_29.md"
+GOOD_TEXT = "- [[Backups]] café restore drill\n"
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        (GOOD_TEXT.encode("latin-1"), "not UTF-8"),
+        (b"- [[Backups]] \x00\x01\x02 restore drill\n", "binary"),
+    ],
+)
+def test_unreadable_file_is_reported_cold_and_warm_and_picked_up_when_fixed(
+    logseq_vault: Path, payload: bytes, reason: str
+) -> None:
+    bad = logseq_vault / BAD
+    bad.write_bytes(payload)
+    backups = topic("Backups", "pages/Backups.md", "active", "2026-11-20", 10, 3)
+    for rescanned in (FILES + 1, 0):  # cold, then warm
+        idx = index(logseq_vault)
+        assert idx.rescanned == rescanned
+        assert len(idx.warnings) == 1
+        assert idx.warnings[0].startswith(BAD) and reason in idx.warnings[0]
+        assert idx.warnings == full_scan(logseq_vault).warnings
+        assert BAD not in idx.files
+        assert answer(idx)["Backups"] == backups
+    assert api.topics(vault=logseq_vault, as_of=AS_OF).warnings == idx.warnings
+    bad.write_text(GOOD_TEXT, encoding="utf-8")
+    after = refresh(logseq_vault, 1)
+    assert index(logseq_vault).warnings == []
+    assert after["Backups"] == topic("Backups", "pages/Backups.md", "active", "2026-11-29", 1, 4)
+
+
+def test_file_that_could_not_be_read_is_read_again_once_it_can(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = Path.read_bytes
+
+    def denied(self: Path) -> bytes:
+        if self.name == "2026_11_18.md":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Path, "read_bytes", denied)
+        idx = index(logseq_vault)
+        assert [w.split(":")[0] for w in idx.warnings] == [ERGONOMICS_JOURNAL]
+    idx = index(logseq_vault)
+    assert idx.warnings == []
+    assert answer(idx)["Ergonomics"] == ERGONOMICS
+
+
+# -- growth ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [0, 1, 5, FILES])
+def test_changing_k_files_rescans_exactly_k(logseq_vault: Path, k: int) -> None:
+    warm(logseq_vault)
+    files = sorted(p for p in logseq_vault.rglob("*.md") if "logseq" not in p.parts)
+    assert len(files) == FILES
+    chosen = random.Random(k).sample(files, k)
+    for n, page in enumerate(chosen):
+        append_line(page, f"- growth note {n} about [[Plain Ideas]]")
+    after = refresh(logseq_vault, k)
+    self_reference = logseq_vault / "pages/Plain Ideas.md" in chosen  # does not count
+    assert after["Plain Ideas"]["mentions"] == k - self_reference
