@@ -19,18 +19,17 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .errors import PageNotFound
-from .index import Index
+from .index import Index, paused_gc
 from .registry import Page, PageRegistry, build_registry, page_key
 
 Status = Literal["active", "resolved", "stale", "unmentioned"]
 DEFAULT_DAYS = 21
 
 
-@dataclass(frozen=True)
-class Backlink:
+class Backlink(NamedTuple):
     """One block that mentions a topic."""
 
     date: dt.date | None  # the journal day, or None on a non-journal page
@@ -90,29 +89,22 @@ class Graph:
         for page in self.registry:
             if page.date is None and page_key(page.title) not in exclude:
                 self.topics.setdefault(page_key(page.title), Topic(page))
-        self._collect()
+        with paused_gc():
+            self._collect()
 
     def _collect(self) -> None:
-        memo: dict[str, list[str]] = {}
+        memo: dict[str, list[Topic]] = {}
         for rel, facts in self.index.files.items():
-            for mention in facts.mentions:
-                keys = memo.get(mention.target)
-                if keys is None:
-                    keys = memo[mention.target] = self._targets(mention.target)
-                for key in keys:
-                    topic = self.topics.get(key)
-                    if topic is None or topic.page.path == rel:
-                        continue  # unknown, excluded, a journal, or the page itself
-                    topic.backlinks.append(
-                        Backlink(
-                            facts.date,
-                            facts.title,
-                            rel,
-                            mention.line,
-                            mention.text,
-                            mention.resolution,
+            for target, line, resolution, text in facts.mentions:
+                topics = memo.get(target)
+                if topics is None:
+                    found = (self.topics.get(k) for k in self._targets(target))
+                    topics = memo[target] = [t for t in found if t is not None]
+                for topic in topics:
+                    if topic.page.path != rel:  # a page's references to itself do not count
+                        topic.backlinks.append(
+                            Backlink(facts.date, facts.title, rel, line, text, resolution)
                         )
-                    )
         for topic in self.topics.values():
             topic.backlinks = _dedupe(topic.backlinks)
 
@@ -150,6 +142,11 @@ def _dedupe(backlinks: list[Backlink]) -> list[Backlink]:
     return list(seen.values())
 
 
+def _order(b: Backlink) -> tuple[dt.date | None, str, int]:
+    """Newest last: by day, then page order (the last block of a day is its newest)."""
+    return (b.date, b.path, b.line)
+
+
 def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
     """Fill in ``topic``'s status, newest mention and silence as of ``as_of``."""
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
@@ -157,7 +154,7 @@ def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
     if not dated:
         topic.status, topic.last, topic.days_silent = "unmentioned", None, None
         return topic
-    topic.last = max(dated, key=lambda b: (b.date, b.path, b.line))
+    topic.last = max(dated, key=_order)
     assert topic.last.date is not None
     topic.days_silent = (as_of - topic.last.date).days
     if topic.last.resolution:
@@ -171,7 +168,7 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
     """The topic's backlinks, newest first: dated ones up to ``as_of``, then undated ones."""
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
     undated = [b for b in topic.backlinks if b.date is None]
-    dated.sort(key=lambda b: (b.date, b.path, b.line), reverse=True)
+    dated.sort(key=_order, reverse=True)
     undated.sort(key=lambda b: (b.page.lower(), b.line))
     return dated + undated
 

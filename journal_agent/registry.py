@@ -14,6 +14,7 @@ as good as our agreement with the app about which names exist:
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class Page:
         return {"title": self.title, "path": self.path, "aliases": self.aliases}
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def page_key(name: str) -> str:
     """The case- and normalisation-insensitive key outliners compare page names by."""
     return unicodedata.normalize("NFC", name.strip()).lower()
@@ -156,10 +158,10 @@ def _referenced_only(index: Index, pages: list[Page]) -> list[Page]:
     known = {page_key(p.title) for p in pages} | {page_key(a) for p in pages for a in p.aliases}
     found: dict[str, Page] = {}
     for facts in index.files.values():
-        for mention in facts.mentions:
-            key = page_key(mention.target)
+        for target, *_ in facts.mentions:
+            key = page_key(target)
             if key and key not in known and key not in found:
-                found[key] = Page(unicodedata.normalize("NFC", mention.target.strip()), None)
+                found[key] = Page(unicodedata.normalize("NFC", target.strip()), None)
     return list(found.values())
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Callable
 
 from .dates import DateFormat
 from .index import Index
@@ -32,12 +33,12 @@ _OBSIDIAN_VAR = re.compile(
 _UNITS = {"d": 1, "w": 7}
 
 
-def daily_template(vault: Vault, day: dt.date, index: Index) -> str:
+def daily_template(vault: Vault, day: dt.date, index: Callable[[], Index]) -> str:
     """The initial text of ``day``'s journal page in ``vault`` ("" when there is no template)."""
     if vault.flavor.name == "obsidian" and vault.settings.template:
         return _obsidian(vault, day)
     if vault.flavor.name == "logseq" and vault.settings.template:
-        return _logseq(vault, day, index)
+        return _logseq(vault, day, index())
     return ""
 
 

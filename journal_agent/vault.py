@@ -28,11 +28,9 @@ _SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draw
 
 @dataclass(frozen=True, slots=True)
 class PageFile:
-    """One page file of the vault, before reading it."""
+    """One page file of the vault, before reading it (its stat decides if a cache is valid)."""
 
     rel: str  # path relative to the vault, with "/" separators
-    title: str  # the title the file name gives (Logseq's title:: may override it)
-    date: dt.date | None  # the day, for a journal page
     mtime_ns: int
     size: int
     inode: int
@@ -152,10 +150,16 @@ class Vault:
 
     def _page_file(self, rel: str, entry: os.DirEntry[str]) -> PageFile:
         stat = entry.stat()
+        return PageFile(rel, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+    def describe(self, rel: str) -> tuple[str, dt.date | None]:
+        """The title a page file's name gives it (Logseq's ``title::`` may override it) and its
+        day if it is a journal page."""
         day = self.date_of(rel)
-        stem = entry.name.rsplit(".", 1)[0]
-        title = self.journal_title(day) if day else self.flavor.title_of(stem, self.settings)
-        return PageFile(rel, title, day, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        if day:
+            return self.journal_title(day), day
+        stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        return self.flavor.title_of(stem, self.settings), None
 
     def _hidden(self, rel: str) -> bool:
         for hidden in self.settings.hidden:

@@ -31,7 +31,7 @@ import secrets
 import stat
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -40,8 +40,8 @@ from .errors import BulletsRefused, LockTimeout, UnreadablePage, UnsafePage, Wri
 from .guard import Problem, lint, unlink
 from .index import Index, load_index
 from .ledger import Entry, Ledger, now_utc, text_hash
-from .registry import PageRegistry, build_registry
-from .scanner import Outline, decode, scan
+from .registry import Page, PageRegistry, build_registry, page_key, tombstone_of
+from .scanner import Outline, decode, inline_refs, scan
 from .vault import Vault
 
 BulletKind = Literal["note", "decision", "resolution"]
@@ -378,10 +378,11 @@ def append(
     path = vault.journal_path(day)
     rel = path.relative_to(vault.root).as_posix()
     result = AppendResult(vault.journal_title(day), rel)
-    index = index or load_index(vault, use_cache=use_cache)
-    result.warnings = list(index.warnings)
+    known = _Known(vault, use_cache, index)
+    if known.needs_index(texts, new_page=not vault.journal_path(day).exists()):
+        result.warnings = list(known.index.warnings)
     try:
-        texts = _guard(texts, vault, build_registry(index), index, unlink_unknown)
+        texts = _guard(texts, vault, known, unlink_unknown)
     except BulletsRefused as exc:
         exc.page, exc.path = result.page, result.path
         raise
@@ -390,22 +391,100 @@ def append(
     ledger = Ledger.for_vault(vault.root, vault.own_config.get("ledger"))
     with _lock(ledger, rel):
         clean_stale_temp_files(path.parent)
-        _write(vault, path, rel, header, texts, result, ledger, agent, session, day, index)
+        _write(vault, path, rel, header, texts, result, ledger, agent, session, day, known)
     return result
 
 
-def _guard(
-    texts: list[str], vault: Vault, registry: PageRegistry, index: Index, unlink_unknown: bool
-) -> list[str]:
+def _guard(texts: list[str], vault: Vault, known: _Known, unlink_unknown: bool) -> list[str]:
     syntax = vault.flavor.syntax
-    ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
-    problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
+    problems = [p for t in texts for p in lint(t, known.registry, syntax, block_ids=known.ids)]
     if unlink_unknown and problems and all(p.kind == "unknown-page" for p in problems):
         unknown = {p.name for p in problems if p.name}
         return [unlink(t, unknown, syntax) for t in texts]
     if problems:
         raise BulletsRefused(_refusal(problems), problems)
     return texts
+
+
+class _Known:
+    """What the guard must know of the vault, fetched as cheaply as the bullets allow.
+
+    A session-end hook has 1.5 s, and indexing a large vault for the first time takes longer.
+    Most bullets only link pages by their own names: those are confirmed from the file names
+    and the linked pages' own properties (``title::`` renames a page, ``superseded-by::``
+    retires it). Anything else (an alias, a page that exists only by reference, a block ref, a
+    daily template) needs the full index.
+    """
+
+    def __init__(self, vault: Vault, use_cache: bool, index: Index | None) -> None:
+        self.vault = vault
+        self.use_cache = use_cache
+        self._index = index
+        self._registry: PageRegistry | None = None
+
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = load_index(self.vault, use_cache=self.use_cache)
+        return self._index
+
+    @property
+    def registry(self) -> PageRegistry:
+        if self._registry is None:
+            self._registry = build_registry(self.index)
+        return self._registry
+
+    @property
+    def ids(self) -> frozenset[str]:
+        if self._index is None:
+            return frozenset()
+        return frozenset(i for facts in self._index.files.values() for i in facts.block_ids)
+
+    def needs_index(self, texts: list[str], new_page: bool) -> bool:
+        """Whether the full index is needed; if not, a registry of the linked pages is set."""
+        if self._index is not None:
+            return True
+        if new_page and self.vault.settings.template and self.vault.flavor.name == "logseq":
+            return True
+        refs = [r for t in texts for r in inline_refs(t, self.vault.flavor.syntax)]
+        if any(r.kind == "block" for r in refs):
+            return True
+        if not refs:
+            self._registry = PageRegistry([], wiki=self.vault.flavor.syntax == "wiki")
+            return False
+        shallow = PageRegistry(self._file_pages(), wiki=self.vault.flavor.syntax == "wiki")
+        confirmed: list[Page] = []
+        for ref in refs:
+            if shallow.wiki and ref.kind == "tag":
+                continue
+            page = shallow.resolve(ref.target)
+            checked = self._confirm(page, ref.target) if page else None
+            if checked is None:
+                return True
+            confirmed.append(checked)
+        self._registry = PageRegistry(confirmed, wiki=shallow.wiki)
+        return False
+
+    def _file_pages(self) -> list[Page]:
+        pages = []
+        for file in self.vault.page_files():
+            title, day = self.vault.describe(file.rel)
+            pages.append(Page(title, file.rel, [], day))
+        return pages
+
+    def _confirm(self, page: Page, name: str) -> Page | None:
+        """The page as its own file describes it, if ``name`` really names it."""
+        if page.path is None or page.path.endswith(".org"):
+            return None
+        try:
+            outline = self.vault.read_page(page.path)
+        except UnreadablePage:
+            return None
+        props = outline.page_properties
+        title = str(props.get("title") or "").strip()
+        if title and self.vault.flavor.syntax == "logseq" and page_key(title) != page_key(name):
+            return None  # title:: renamed it: the file name is not a page name
+        return Page(title or page.title, page.path, [], page.date, tombstone_of(props))
 
 
 def _refusal(problems: list[Problem]) -> str:
@@ -425,7 +504,7 @@ def _write(
     agent: str,
     session: str | None,
     day: dt.date,
-    index: Index,
+    known: _Known,
 ) -> None:
     done = ledger.written(rel, agent)
     page = _read(vault, path, rel)
@@ -443,7 +522,7 @@ def _write(
             return
         if attempt >= CAS_ATTEMPTS and expected == page.data:  # give up only with a clean page
             break
-        data = _new_bytes(vault, page, header, fresh, day, index)
+        data = _new_bytes(vault, page, header, fresh, day, known)
         outcome = _commit(path, data, expected, page.mode)
         if not outcome.conflict:
             result.created = page.data is None
@@ -502,17 +581,17 @@ def _adopt(ledger: Ledger, rel: str, agent: str, session: str | None, found: lis
 
 
 def _new_bytes(
-    vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date, index: Index
+    vault: Vault, page: _Page, header: str, texts: list[str], day: dt.date, known: _Known
 ) -> bytes:
     outline = page.outline
     if page.data is None:
-        outline = scan(new_page_text(vault, day, index), vault.flavor.syntax)
+        outline = scan(new_page_text(vault, day, lambda: known.index), vault.flavor.syntax)
     offset, inserted = plan_insert(outline, header, texts, vault.settings.indent)
     text = outline.text[:offset] + inserted + outline.text[offset:]
     return (b"\xef\xbb\xbf" if page.bom else b"") + text.encode("utf-8")
 
 
-def new_page_text(vault: Vault, day: dt.date, index: Index) -> str:
+def new_page_text(vault: Vault, day: dt.date, index: Callable[[], Index]) -> str:
     """The text a new journal page starts with: the vault's daily template, filled in."""
     from .templates import daily_template  # only page creation needs it
 

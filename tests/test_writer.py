@@ -434,3 +434,18 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
         mine = [b for b in kids if lines[b["line"]].lstrip().removeprefix("- ") in bullets]
         assert [b["refs"] for b in mine] == [["Flaky CI"], ["Atlas Migration", "Grafana"]], text
         assert blocks[owner]["refs"] == [] and blocks[owner]["level"] == 1
+
+
+def test_a_file_name_renamed_by_title_is_not_a_page(logseq_vault: Path) -> None:
+    """Logseq: pages/Onboarding notes.md has title:: Onboarding: first week, so only the
+    title names a page (the quick file-name check must not accept the file name)."""
+    with pytest.raises(BulletsRefused, match="no page named 'Onboarding notes'"):
+        journal_agent.append(["read [[Onboarding notes]]"], vault=logseq_vault, date=DAY)
+    journal_agent.append(["read [[Onboarding: first week]]"], vault=logseq_vault, date=DAY)
+
+
+def test_pages_known_only_by_reference_or_alias_need_the_index(logseq_vault: Path) -> None:
+    (logseq_vault / "journals" / "2026_11_28.md").write_text("- met about [[Budget 2027]]\n")
+    result = journal_agent.append(["[[budget 2027]] and [[Project Atlas]]"], vault=logseq_vault,
+                                  date=DAY)
+    assert result.written == ["[[budget 2027]] and [[Project Atlas]]"]
