@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+from collections.abc import Iterator
 from typing import Any
 
 from .dates import DateFormat
@@ -125,11 +126,19 @@ class Vault:
     def page_files(self, warnings: list[str] | None = None) -> list[PageFile]:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
         out: list[PageFile] = []
-        self._walk(self.root, "", out, warnings if warnings is not None else [])
+        for rel, entry in self._walk(self.root, "", warnings if warnings is not None else []):
+            stat = entry.stat()
+            out.append(PageFile(rel, stat.st_mtime_ns, stat.st_size, stat.st_ino))
         out.sort(key=lambda p: p.rel)
         return out
 
-    def _walk(self, folder: Path, prefix: str, out: list[PageFile], warnings: list[str]) -> None:
+    def page_paths(self) -> list[str]:
+        """The vault-relative paths of `page_files`, without the cost of a stat per file."""
+        return sorted(rel for rel, _entry in self._walk(self.root, "", []))
+
+    def _walk(
+        self, folder: Path, prefix: str, warnings: list[str]
+    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
@@ -144,13 +153,9 @@ class Vault:
                 continue
             if entry.is_dir():
                 if not (prefix == "" and entry.name in _SKIP_DIRS):
-                    self._walk(Path(entry.path), rel + "/", out, warnings)
+                    yield from self._walk(Path(entry.path), rel + "/", warnings)
             elif entry.name.lower().endswith(self.settings.extensions):
-                out.append(self._page_file(rel, entry))
-
-    def _page_file(self, rel: str, entry: os.DirEntry[str]) -> PageFile:
-        stat = entry.stat()
-        return PageFile(rel, stat.st_mtime_ns, stat.st_size, stat.st_ino)
+                yield rel, entry
 
     def describe(self, rel: str) -> tuple[str, dt.date | None]:
         """The title a page file's name gives it (Logseq's ``title::`` may override it) and its

@@ -31,12 +31,13 @@ import secrets
 import stat
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import BulletsRefused, LockTimeout, UnreadablePage, UnsafePage, WriteConflict
+from .errors import BadPageName, BulletsRefused, LockTimeout, UnreadablePage, UnsafePage, WriteConflict
 from .guard import Problem, lint, unlink
 from .index import Index, load_index
 from .ledger import Entry, Ledger, now_utc, text_hash
@@ -452,25 +453,51 @@ class _Known:
         if not refs:
             self._registry = PageRegistry([], wiki=self.vault.flavor.syntax == "wiki")
             return False
-        shallow = PageRegistry(self._file_pages(), wiki=self.vault.flavor.syntax == "wiki")
+        wiki = self.vault.flavor.syntax == "wiki"
         confirmed: list[Page] = []
         for ref in refs:
-            if shallow.wiki and ref.kind == "tag":
+            if wiki and ref.kind == "tag":
                 continue
-            page = shallow.resolve(ref.target)
+            page = self._by_file_name(ref.target)
             checked = self._confirm(page, ref.target) if page else None
             if checked is None:
                 return True
             confirmed.append(checked)
-        self._registry = PageRegistry(confirmed, wiki=shallow.wiki)
+        self._registry = PageRegistry(confirmed, wiki=wiki)
         return False
 
-    def _file_pages(self) -> list[Page]:
-        pages = []
-        for file in self.vault.page_files():
-            title, day = self.vault.describe(file.rel)
-            pages.append(Page(title, file.rel, [], day))
-        return pages
+    @functools.cached_property
+    def _stems(self) -> dict[str, list[str]]:
+        """Page files by their lower-cased, NFC file name without extension."""
+        stems: dict[str, list[str]] = {}
+        for rel in self.vault.page_paths():
+            stem = unicodedata.normalize("NFC", rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]).lower()
+            stems.setdefault(stem, []).append(rel)
+        return stems
+
+    def _by_file_name(self, name: str) -> Page | None:
+        """The page whose file name gives it the title ``name``, without reading any page."""
+        vault, key = self.vault, page_key(name)
+        if vault.flavor.syntax == "wiki":
+            key = key.removesuffix(".md")
+            for rel in self._stems.get(key.rsplit("/", 1)[-1], []):
+                if "/" not in key or ("/" + rel.lower()).removesuffix(".md").endswith("/" + key):
+                    title, day = vault.describe(rel)
+                    return Page(title, rel, [], day)
+            return None
+        if vault.title_format is not None and (day := vault.title_format.parse(name, True)):
+            path = vault.journal_path(day)
+            rel = path.relative_to(vault.root).as_posix()
+            return Page(vault.journal_title(day), rel, [], day) if path.is_file() else None
+        try:
+            stem = vault.flavor.file_name_of(name, vault.settings).lower()
+        except BadPageName:
+            return None
+        for rel in self._stems.get(unicodedata.normalize("NFC", stem), []):
+            title, day = vault.describe(rel)
+            if page_key(title) == key:
+                return Page(title, rel, [], day)
+        return None
 
     def _confirm(self, page: Page, name: str) -> Page | None:
         """The page as its own file describes it, if ``name`` really names it."""
