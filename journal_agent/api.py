@@ -11,12 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
 from .errors import Refused
-from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, all_topics, clusters, derive
+from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
-from .queries import stale as stale_topics
 from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
-from .vault import Vault, open_vault
+from .vault import PageFile, Vault, open_vault
 
 if TYPE_CHECKING:
     from .writer import AppendResult, Bullet, BulletKind
@@ -154,13 +153,40 @@ class Query:
             raise Refused(f"--days must be at least 1, not {window}")
         return cls(v, parse_day(as_of), window, use_cache)
 
-    def graph(self) -> Graph:
+    def graph(self, listed: tuple[list[PageFile], list[str]] | None = None) -> Graph:
+        """The backlink graph, from the index (cached per file)."""
         from .index import load_index
+
+        index = load_index(self.vault, use_cache=self.use_cache, progress=True, files=listed)
+        return Graph(index, exclude=self._excluded())
+
+    def _excluded(self) -> frozenset[str]:
         from .registry import page_key
 
-        index = load_index(self.vault, use_cache=self.use_cache, progress=True)
-        excluded = frozenset(page_key(t) for t in self.vault.own_config.get("exclude", []))
-        return Graph(index, exclude=excluded)
+        return frozenset(page_key(t) for t in self.vault.own_config.get("exclude", []))
+
+    def statuses(self, only: str | None = None) -> tuple[list[Topic], list[str]]:
+        """Every topic's status (or only those with status ``only``), most recently mentioned
+        first, and the unreadable pages.
+
+        A run whose files are unchanged since the last one answers from the cached summary."""
+        from . import summary
+        from .index import cache_path, stamp
+
+        warnings: list[str] = []
+        files = self.vault.page_files(warnings)
+        key = stamp(self.vault, files) if self.use_cache else None
+        if key is not None:
+            key += repr(sorted(self._excluded()))
+        path = str(cache_path(self.vault).with_suffix(".summary"))
+        cached = summary.load(path, key) if key else None
+        if cached is None:
+            graph = self.graph((files, warnings))
+            warnings = graph.index.warnings
+            cached = summary.Summary.of(graph, key or "")
+            if key:
+                summary.save(path, cached)
+        return by_recency(cached.topics(self.as_of, self.days, only)), warnings
 
 
 @dataclass
@@ -194,10 +220,8 @@ def topics(
 ) -> TopicsResult:
     """Every topic with its derived status (active, resolved, stale, unmentioned)."""
     q = Query.of(vault, as_of, days, use_cache)
-    graph = q.graph()
-    return TopicsResult(
-        q.as_of, q.days, all_topics(graph, q.as_of, q.days), warnings=graph.index.warnings
-    )
+    found, warnings = q.statuses()
+    return TopicsResult(q.as_of, q.days, found, warnings=warnings)
 
 
 def stale(
@@ -209,10 +233,8 @@ def stale(
 ) -> TopicsResult:
     """The threads nobody has mentioned for more than ``days`` days (default 21)."""
     q = Query.of(vault, as_of, days, use_cache)
-    graph = q.graph()
-    return TopicsResult(
-        q.as_of, q.days, stale_topics(graph, q.as_of, q.days), "threads", graph.index.warnings
-    )
+    threads, warnings = q.statuses("stale")
+    return TopicsResult(q.as_of, q.days, threads, "threads", warnings)
 
 
 def status(

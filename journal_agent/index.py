@@ -140,6 +140,18 @@ def cache_path(vault: Vault) -> Path:
     return folder / f"index-{key}.pickle"
 
 
+def stamp(vault: Vault, files: list[PageFile]) -> str | None:
+    """What a projection of the whole index depends on: the settings and every file's stat.
+    None while a file is racily clean (its bytes, not its stat, say whether it changed)."""
+    racy_after = time.time_ns() - RACY_NS
+    if any(f.mtime_ns > racy_after for f in files):
+        return None
+    digest = hashlib.blake2b(_fingerprint(vault).encode(), digest_size=16)
+    for f in files:
+        digest.update(f"{f.rel}\0{f.mtime_ns}\0{f.size}\0{f.inode}\n".encode())
+    return digest.hexdigest()
+
+
 def _fingerprint(vault: Vault) -> str:
     """What the cached facts depend on besides the files: settings, flavor, rules, version.
 
@@ -184,15 +196,29 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def load_index(vault: Vault, *, use_cache: bool = True, progress: bool = False) -> Index:
-    """The index of ``vault``: cached facts for unchanged files, a fresh scan of the rest."""
+def load_index(
+    vault: Vault,
+    *,
+    use_cache: bool = True,
+    progress: bool = False,
+    files: tuple[list[PageFile], list[str]] | None = None,
+) -> Index:
+    """The index of ``vault``: cached facts for unchanged files, a fresh scan of the rest.
+
+    ``files``: the vault's `page_files` and their warnings, when the caller already listed them.
+    """
     with paused_gc():
-        return _load_index(vault, use_cache, progress)
+        return _load_index(vault, use_cache, progress, files)
 
 
-def _load_index(vault: Vault, use_cache: bool, progress: bool) -> Index:
-    warnings: list[str] = []
-    files = vault.page_files(warnings)
+def _load_index(
+    vault: Vault,
+    use_cache: bool,
+    progress: bool,
+    listed: tuple[list[PageFile], list[str]] | None,
+) -> Index:
+    warnings: list[str] = list(listed[1]) if listed else []
+    files = listed[0] if listed else vault.page_files(warnings)
     path = cache_path(vault)
     fingerprint = _fingerprint(vault)
     old = _read_cache(path, fingerprint) if use_cache else {}
@@ -200,8 +226,10 @@ def _load_index(vault: Vault, use_cache: bool, progress: bool) -> Index:
     index = Index(vault, {}, warnings)
     reporter = _Progress(len(files)) if progress and len(files) - len(old) > 2000 else None
     racy_after = time.time_ns() - RACY_NS
+    changed = len(files) != len(old)
     for n, file in enumerate(files):
         entry = _cached(vault, file, old.get(file.rel), racy_after)
+        changed = changed or entry is not old.get(file.rel)
         if entry is None:
             entry = _fresh_entry(vault, file, racy_after)
             index.rescanned += 1
@@ -216,7 +244,7 @@ def _load_index(vault: Vault, use_cache: bool, progress: bool) -> Index:
             entries[file.rel] = entry  # a read error (not bad content) is retried next time
     if reporter:
         reporter.done()
-    if use_cache and (index.rescanned or entries.keys() != old.keys() or entries != old):
+    if use_cache and (changed or entries.keys() != old.keys()):
         _write_cache(path, fingerprint, entries)
     return index
 

@@ -175,19 +175,16 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
 
 def all_topics(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
     """Every topic with its derived status, most recently mentioned first."""
-    topics = [derive(t, as_of, days) for t in graph.topics.values()]
+    return by_recency([derive(t, as_of, days) for t in graph.topics.values()])
+
+
+def by_recency(topics: list[Topic]) -> list[Topic]:
+    """Most recently mentioned first, then by title; unmentioned topics last."""
     return sorted(
         topics,
-        key=lambda t: (
-            -(t.last.date.toordinal() if t.last and t.last.date else 0),
-            t.page.title.lower(),
-        ),
+        key=lambda t: (-(t.last.date.toordinal() if t.last and t.last.date else 0),
+                       t.page.title.lower()),
     )
-
-
-def stale(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
-    """Threads nobody has mentioned for more than ``days`` days, most recently silent first."""
-    return [t for t in all_topics(graph, as_of, days) if t.status == "stale"]
 
 
 def related(

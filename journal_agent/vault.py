@@ -14,7 +14,6 @@ import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from collections.abc import Iterator
 from typing import Any
 
 from .dates import DateFormat
@@ -125,37 +124,42 @@ class Vault:
 
     def page_files(self, warnings: list[str] | None = None) -> list[PageFile]:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
-        out: list[PageFile] = []
-        for rel, entry in self._walk(self.root, "", warnings if warnings is not None else []):
-            stat = entry.stat()
-            out.append(PageFile(rel, stat.st_mtime_ns, stat.st_size, stat.st_ino))
+        out = [
+            PageFile(rel, (st := entry.stat()).st_mtime_ns, st.st_size, st.st_ino)
+            for rel, entry in self._walk(warnings if warnings is not None else [])
+        ]
         out.sort(key=lambda p: p.rel)
         return out
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
-        return sorted(rel for rel, _entry in self._walk(self.root, "", []))
+        return sorted(rel for rel, _entry in self._walk([]))
 
-    def _walk(
-        self, folder: Path, prefix: str, warnings: list[str]
-    ) -> Iterator[tuple[str, os.DirEntry[str]]]:
-        try:
-            entries = list(os.scandir(folder))
-        except OSError as exc:
-            warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
-            return
-        for entry in entries:
-            rel = prefix + entry.name
-            if entry.name.startswith(".") or self._hidden(rel):
+    def _walk(self, warnings: list[str]) -> list[tuple[str, os.DirEntry[str]]]:
+        """Page files below the root, depth first (a loop, not recursion: this runs on every
+        query over tens of thousands of files)."""
+        found: list[tuple[str, os.DirEntry[str]]] = []
+        folders: list[tuple[str, str]] = [(str(self.root), "")]
+        extensions, hidden = self.settings.extensions, self.settings.hidden
+        while folders:
+            folder, prefix = folders.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError as exc:
+                warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
                 continue
-            if entry.is_symlink() and not self._inside(entry.path):
-                warnings.append(f"{rel}: symbolic link to outside the vault, skipped")
-                continue
-            if entry.is_dir():
-                if not (prefix == "" and entry.name in _SKIP_DIRS):
-                    yield from self._walk(Path(entry.path), rel + "/", warnings)
-            elif entry.name.lower().endswith(self.settings.extensions):
-                yield rel, entry
+            for entry in entries:
+                name = entry.name
+                if name[0] == "." or (hidden and self._hidden(prefix + name)):
+                    continue
+                if entry.is_symlink() and not self._inside(entry.path):
+                    warnings.append(f"{prefix + name}: symbolic link to outside the vault, skipped")
+                elif entry.is_dir():
+                    if prefix or name not in _SKIP_DIRS:
+                        folders.append((entry.path, prefix + name + "/"))
+                elif name.lower().endswith(extensions):
+                    found.append((prefix + name, entry))
+        return found
 
     def describe(self, rel: str) -> tuple[str, dt.date | None]:
         """The title a page file's name gives it (Logseq's ``title::`` may override it) and its

@@ -579,3 +579,33 @@ def test_changing_k_files_rescans_exactly_k(logseq_vault: Path, k: int) -> None:
     after = refresh(logseq_vault, k)
     self_reference = logseq_vault / "pages/Plain Ideas.md" in chosen  # does not count
     assert after["Plain Ideas"]["mentions"] == k - self_reference
+
+
+# -- the status summary -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("as_of", ["2026-09-05", "2026-10-20", "2026-11-29", "2030-01-01"])
+def test_the_cached_summary_answers_exactly_like_the_graph(logseq_vault: Path, as_of: str) -> None:
+    long_ago = 1_700_000_000_000_000_000  # not racily clean: the summary may be used
+    for path in logseq_vault.rglob("*.md"):
+        os.utime(path, ns=(long_ago, long_ago))
+    truth = api.topics(vault=logseq_vault, as_of=as_of, use_cache=False).to_json()
+    built = api.topics(vault=logseq_vault, as_of=as_of).to_json()  # builds and saves it
+    summary_file = cache_path(open_vault(logseq_vault)).with_suffix(".summary")
+    assert summary_file.exists()
+    loaded = api.topics(vault=logseq_vault, as_of=as_of).to_json()  # answers from it
+    assert truth == built == loaded
+    stale = api.stale(vault=logseq_vault, as_of=as_of, days=10).to_json()
+    assert stale == api.stale(vault=logseq_vault, as_of=as_of, days=10, use_cache=False).to_json()
+
+
+def test_the_summary_is_not_trusted_after_a_change(logseq_vault: Path) -> None:
+    long_ago = 1_700_000_000_000_000_000
+    for path in logseq_vault.rglob("*.md"):
+        os.utime(path, ns=(long_ago, long_ago))
+    before = api.status("Vendor Contract", vault=logseq_vault, as_of=AS_OF).to_json()
+    api.topics(vault=logseq_vault, as_of=AS_OF)  # the summary now exists
+    page = logseq_vault / "journals" / "2026_11_27.md"
+    page.write_text(page.read_text() + "- [[Vendor Contract]] signed\n")
+    after = {t["topic"]: t for t in api.topics(vault=logseq_vault, as_of=AS_OF).to_json()["topics"]}
+    assert before["status"] == "stale" and after["Vendor Contract"]["status"] == "active"

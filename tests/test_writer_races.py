@@ -26,7 +26,7 @@ What is NOT guaranteed (and so designed out of the editor below, not asserted):
   next attempt (shown deterministically by the paused-agent test at the end). The editor checks
   before each save that its previous save is still on the page and counts the ones that are
   gone. A save landing between the agent's compare and its swap is displaced for the
-  microseconds until the agent swaps it back, so the editor may, rarely, find it gone (0 in 16
+  microseconds until the agent swaps it back, so the editor may, rarely, find it gone (none in 8
   runs with the swap-back; 0 to 3 a run with a plain compare-then-rename); a writer
   without compare-and-swap loses about 15 % of the saves. So the count is bounded, well between
   the two. The human's final version is checked exactly: the editor saves once more after the
