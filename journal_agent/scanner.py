@@ -119,34 +119,12 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 # ---------------------------------------------------------------------------------------------
 # inline references
 
-# Logseq. mldoc reads a block's first line, each paragraph of its body and each property value
-# with one of two inline parsers: a fast path that knows only [[refs]], ((refs)) and #tags, and
-# its full grammar. The full grammar takes over where the fast path cannot read the text
-# (_FAST_PATH_FAILS) and, except in property values, wherever any other construct may start.
-# The two disagree on hashtags, so we choose as mldoc does: the fast path takes '#' only at the
-# start of a word and keeps " ' , : ? # inside a tag; the full grammar takes '#' after anything
-# and ends a tag at those characters.
-#: mldoc 1.6 added the fast path. Logseq OG 0.10.x pins mldoc 1.5.x, whose only inline parser is
-#: the full grammar: set this to False when the conformance test's oracle is pinned to 1.5.x.
-_MLDOC_FAST_PATH = False
+# Logseq. mldoc (1.5.x, what Logseq 0.10 uses) reads a block's first line, each paragraph of its
+# body and each property value with one inline grammar, emulated by _LOGSEQ_INLINE below.
 _UUID = r"[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}"  # Logseq keeps only these ids
 _UUID_RE = re.compile(_UUID)
-_FAST_TAG = r"(?<![^ \t\n!\"#',.:;?\[])#(?![ \t\n#])"  # where the fast path starts a #tag
-_FAST_PATH_FAILS = (
-    r"(?<!\[)\[(?!\[)"  # a '[' that does not open or continue a [[page ref]]
-    r"|\[\[(?![^\[]*?\]\])"  # a [[ left open, or holding another '['
-    rf"|{_FAST_TAG}(?:[^ \t\n]*\[|[,;.!?'\":#]+(?![^ \t\n]))"  # #a[b, or a tag of punctuation
-)
-_FULL_GRAMMAR = re.compile(r"[!$*<=@\\^_`{~]|:/|" + _FAST_PATH_FAILS)
-_FULL_GRAMMAR_IN_PROPERTY = re.compile(r"\\|" + _FAST_PATH_FAILS)
-_TAG_TRAIL = ",;.!?'\":#"  # the fast path drops these from a tag's end
-_LOGSEQ_PLAIN = re.compile(
-    r"(?P<ref>\[\[(?P<name>[^\[]+?)\]\])"
-    rf"|(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-    rf"|(?P<tag>{_FAST_TAG}(?P<tbody>[^ \t\n]+))"
-)
 
-# The full grammar. Constructs that begin with a character that does not end mldoc's run of plain
+# Constructs that begin with a character that does not end mldoc's run of plain
 # text (a letter, '(', '{', '<') only start where such a run stops: after white space or one of
 # mldoc's delimiters, or right after another construct (taken to be one when ] ) or } precede).
 _TOKEN = r"(?<![^\s\\_^\[\]*~`=$#)}])"
@@ -230,25 +208,19 @@ _PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
-def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None,
-                 full: bool | None = None) -> None:
-    """Append the references of Logseq inline text to ``out``.
-
-    ``full`` tells whether mldoc reads the paragraph holding this text with its full grammar
-    (see `_FULL_GRAMMAR`); by default the text is a paragraph of its own.
-    """
-    if full is None:
-        full = not _MLDOC_FAST_PATH or _FULL_GRAMMAR.search(text) is not None
-    for m in (_LOGSEQ_INLINE if full else _LOGSEQ_PLAIN).finditer(text):
+def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
+    """Append the references of Logseq inline text (a paragraph, a first line or a property
+    value, as ``kind``) to ``out``."""
+    for m in _LOGSEQ_INLINE.finditer(text):
         group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
         if group == "tag":
-            name = m.group("tbody").rstrip(".;" if full else _TAG_TRAIL)
+            name = m.group("tbody").rstrip(".;")
             if name:
                 out.append(Ref(name, kind or "tag", line))
         elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
             _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
         elif group == "macro" and kind == "property":  # mldoc skips macros in properties
-            _logseq_refs(m.group()[2:-2], line, out, kind, full)
+            _logseq_refs(m.group()[2:-2], line, out, kind)
         elif group == "macro" and m.group("mname") == "embed":
             _embed_refs(m.group("margs"), line, out)
         else:
@@ -574,8 +546,7 @@ def _read_property(body: str, lineno: int, block: Block, outline: Outline,
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
     """The references of a property value (mldoc sees none in a "quoted" value)."""
     if not (value.startswith('"') and value.endswith('"')):
-        full = not _MLDOC_FAST_PATH or _FULL_GRAMMAR_IN_PROPERTY.search(value) is not None
-        _logseq_refs(value, lineno, out, "property", full)
+        _logseq_refs(value, lineno, out, "property")
 
 
 def split_property_list(value: str) -> list[str]:
