@@ -16,41 +16,101 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import (
-        PagesResult,
-        RelatedResult,
-        TimelineResult,
-        TopicsResult,
-        VaultInfo,
-        append,
-        info,
-        pages,
-        related,
-        stale,
-        status,
-        timeline,
-        topics,
+        PagesResult as PagesResult,
+    )
+    from .api import (
+        RelatedResult as RelatedResult,
+    )
+    from .api import (
+        TimelineResult as TimelineResult,
+    )
+    from .api import (
+        TopicsResult as TopicsResult,
+    )
+    from .api import (
+        VaultInfo as VaultInfo,
+    )
+    from .api import (
+        append as append,
+    )
+    from .api import (
+        info as info,
+    )
+    from .api import (
+        pages as pages,
+    )
+    from .api import (
+        related as related,
+    )
+    from .api import (
+        stale as stale,
+    )
+    from .api import (
+        status as status,
+    )
+    from .api import (
+        timeline as timeline,
+    )
+    from .api import (
+        topics as topics,
     )
     from .errors import (
-        BadDateFormat,
-        BadPageName,
-        BulletsRefused,
-        ConfigError,
-        JournalAgentError,
-        LockTimeout,
-        NotAVault,
-        PageError,
-        PageNotFound,
-        Refused,
-        UnreadablePage,
-        UnsafePage,
-        VaultError,
-        VaultNotFound,
-        WriteConflict,
-        WriteError,
+        BadDateFormat as BadDateFormat,
     )
-    from .registry import Page, PageRegistry, load_registry
-    from .scanner import Block, Outline, Ref, scan
-    from .vault import Vault, open_vault
+    from .errors import (
+        BadPageName as BadPageName,
+    )
+    from .errors import (
+        BulletsRefused as BulletsRefused,
+    )
+    from .errors import (
+        ConfigError as ConfigError,
+    )
+    from .errors import (
+        JournalAgentError as JournalAgentError,
+    )
+    from .errors import (
+        LockTimeout as LockTimeout,
+    )
+    from .errors import (
+        NotAVault as NotAVault,
+    )
+    from .errors import (
+        PageError as PageError,
+    )
+    from .errors import (
+        PageNotFound as PageNotFound,
+    )
+    from .errors import (
+        Refused as Refused,
+    )
+    from .errors import (
+        UnreadablePage as UnreadablePage,
+    )
+    from .errors import (
+        UnsafePage as UnsafePage,
+    )
+    from .errors import (
+        VaultError as VaultError,
+    )
+    from .errors import (
+        VaultNotFound as VaultNotFound,
+    )
+    from .errors import (
+        WriteConflict as WriteConflict,
+    )
+    from .errors import (
+        WriteError as WriteError,
+    )
+    from .registry import Page as Page
+    from .registry import PageRegistry as PageRegistry
+    from .registry import load_registry as load_registry
+    from .scanner import Block as Block
+    from .scanner import Outline as Outline
+    from .scanner import Ref as Ref
+    from .scanner import scan as scan
+    from .vault import Vault as Vault
+    from .vault import open_vault as open_vault
 
 _HOMES = {
     "api": "append info pages PagesResult related RelatedResult stale status timeline "

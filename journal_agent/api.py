@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Union
 
@@ -96,7 +97,7 @@ def info(*, vault: VaultArg = None, date: str | dt.date | None = None) -> VaultI
 
 
 def append(
-    bullets: list[str | Bullet] | str,
+    bullets: Sequence[str | Bullet] | str,
     *,
     vault: VaultArg = None,
     agent: str = "agent",

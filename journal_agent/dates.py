@@ -42,8 +42,20 @@ from journal_agent.errors import BadDateFormat
 Dialect = Literal["moment", "logseq"]
 Getter = Callable[[datetime.date], int]
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 WEEKDAYS = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_ABBR = tuple(m[:3] for m in MONTHS)
 _MONTH_NARROW = tuple(m[0] for m in MONTHS)
@@ -65,6 +77,7 @@ def roam_title(d: datetime.date) -> str:
 
 
 # --- calendar values -------------------------------------------------------------------------
+
 
 def _dow(d: datetime.date) -> int:
     """Day of week, 0 = Sunday, as JavaScript's ``Date.getDay``."""
@@ -93,17 +106,28 @@ def _local_week(d: datetime.date) -> tuple[int, int]:
 
 
 _V: dict[str, Getter] = {
-    "year": lambda d: d.year, "month": lambda d: d.month, "month0": lambda d: d.month - 1,
-    "day": lambda d: d.day, "doy": _doy, "dow": _dow, "isodow": lambda d: d.isoweekday(),
-    "dow1": lambda d: _dow(d) + 1, "quarter": lambda d: (d.month + 2) // 3,
-    "quarter0": lambda d: (d.month - 1) // 3, "week": lambda d: _local_week(d)[1],
-    "weekyear": lambda d: _local_week(d)[0], "isoweek": lambda d: d.isocalendar()[1],
-    "isoyear": lambda d: d.isocalendar()[0], "zero": lambda d: 0, "twelve": lambda d: 12,
+    "year": lambda d: d.year,
+    "month": lambda d: d.month,
+    "month0": lambda d: d.month - 1,
+    "day": lambda d: d.day,
+    "doy": _doy,
+    "dow": _dow,
+    "isodow": lambda d: d.isoweekday(),
+    "dow1": lambda d: _dow(d) + 1,
+    "quarter": lambda d: (d.month + 2) // 3,
+    "quarter0": lambda d: (d.month - 1) // 3,
+    "week": lambda d: _local_week(d)[1],
+    "weekyear": lambda d: _local_week(d)[0],
+    "isoweek": lambda d: d.isocalendar()[1],
+    "isoyear": lambda d: d.isocalendar()[0],
+    "zero": lambda d: 0,
+    "twelve": lambda d: 12,
     "twentyfour": lambda d: 24,
 }
 
 
 # --- tokens ----------------------------------------------------------------------------------
+
 
 class _Tok(NamedTuple):
     """One compiled piece of a pattern."""
@@ -123,8 +147,13 @@ def _lit(text: str) -> _Tok:
 def _num(get: Getter, pad: int, width: int, field: str | None = None, sign: str = "") -> _Tok:
     """A number zero-padded to ``pad`` digits; ``width`` is its most digits (years <= 9999)."""
     most = max(pad, width)
-    return _Tok(lambda d: sign + str(get(d)).zfill(pad), re.escape(sign) + f"[0-9]{{{pad},{most}}}",
-                field, (not sign, True), pad >= width)
+    return _Tok(
+        lambda d: sign + str(get(d)).zfill(pad),
+        re.escape(sign) + f"[0-9]{{{pad},{most}}}",
+        field,
+        (not sign, True),
+        pad >= width,
+    )
 
 
 def _ord(get: Getter, field: str | None = None) -> _Tok:
@@ -144,31 +173,75 @@ def _moment_table() -> dict[str, _Tok]:
     """moment.js 2.x format tokens, English locale; time tokens as for midnight."""
     v = _V
     t = {
-        "Y": _num(v["year"], 4, 4, "y"), "YY": _mod100(v["year"]),
+        "Y": _num(v["year"], 4, 4, "y"),
+        "YY": _mod100(v["year"]),
         "YYYY": _num(v["year"], 4, 4, "y"),
-        "YYYYY": _num(v["year"], 5, 4, "y"), "YYYYYY": _num(v["year"], 6, 4, "y", "+"),
-        "y": _num(v["year"], 1, 4, "y"), "yy": _num(v["year"], 2, 4, "y"),
-        "yyy": _num(v["year"], 3, 4, "y"), "yyyy": _num(v["year"], 4, 4, "y"),
-        "yo": _ord(v["year"], "y"), "Q": _num(v["quarter"], 1, 1), "Qo": _ord(v["quarter"]),
-        "M": _num(v["month"], 1, 2, "m"), "MM": _num(v["month"], 2, 2, "m"),
-        "Mo": _ord(v["month"], "m"), "MMM": _text(_MONTH_ABBR, v["month0"], "m"),
-        "MMMM": _text(MONTHS, v["month0"], "m"), "D": _num(v["day"], 1, 2, "d"),
-        "DD": _num(v["day"], 2, 2, "d"), "Do": _ord(v["day"], "d"),
+        "YYYYY": _num(v["year"], 5, 4, "y"),
+        "YYYYYY": _num(v["year"], 6, 4, "y", "+"),
+        "y": _num(v["year"], 1, 4, "y"),
+        "yy": _num(v["year"], 2, 4, "y"),
+        "yyy": _num(v["year"], 3, 4, "y"),
+        "yyyy": _num(v["year"], 4, 4, "y"),
+        "yo": _ord(v["year"], "y"),
+        "Q": _num(v["quarter"], 1, 1),
+        "Qo": _ord(v["quarter"]),
+        "M": _num(v["month"], 1, 2, "m"),
+        "MM": _num(v["month"], 2, 2, "m"),
+        "Mo": _ord(v["month"], "m"),
+        "MMM": _text(_MONTH_ABBR, v["month0"], "m"),
+        "MMMM": _text(MONTHS, v["month0"], "m"),
+        "D": _num(v["day"], 1, 2, "d"),
+        "DD": _num(v["day"], 2, 2, "d"),
+        "Do": _ord(v["day"], "d"),
         "DDD": _num(v["doy"], 1, 3, "j"),
-        "DDDD": _num(v["doy"], 3, 3, "j"), "DDDo": _ord(v["doy"], "j"), "d": _num(v["dow"], 1, 1),
-        "do": _ord(v["dow"]), "dd": _text(_DAY_SHORT, v["dow"]), "ddd": _text(_DAY_ABBR, v["dow"]),
-        "dddd": _text(WEEKDAYS, v["dow"]), "e": _num(v["dow"], 1, 1), "E": _num(v["isodow"], 1, 1),
-        "w": _num(v["week"], 1, 2), "ww": _num(v["week"], 2, 2), "wo": _ord(v["week"]),
-        "W": _num(v["isoweek"], 1, 2), "WW": _num(v["isoweek"], 2, 2), "Wo": _ord(v["isoweek"]),
-        "gg": _mod100(v["weekyear"]), "gggg": _num(v["weekyear"], 4, 4),
-        "ggggg": _num(v["weekyear"], 5, 4), "GG": _mod100(v["isoyear"]),
-        "GGGG": _num(v["isoyear"], 4, 4), "GGGGG": _num(v["isoyear"], 5, 4),
+        "DDDD": _num(v["doy"], 3, 3, "j"),
+        "DDDo": _ord(v["doy"], "j"),
+        "d": _num(v["dow"], 1, 1),
+        "do": _ord(v["dow"]),
+        "dd": _text(_DAY_SHORT, v["dow"]),
+        "ddd": _text(_DAY_ABBR, v["dow"]),
+        "dddd": _text(WEEKDAYS, v["dow"]),
+        "e": _num(v["dow"], 1, 1),
+        "E": _num(v["isodow"], 1, 1),
+        "w": _num(v["week"], 1, 2),
+        "ww": _num(v["week"], 2, 2),
+        "wo": _ord(v["week"]),
+        "W": _num(v["isoweek"], 1, 2),
+        "WW": _num(v["isoweek"], 2, 2),
+        "Wo": _ord(v["isoweek"]),
+        "gg": _mod100(v["weekyear"]),
+        "gggg": _num(v["weekyear"], 4, 4),
+        "ggggg": _num(v["weekyear"], 5, 4),
+        "GG": _mod100(v["isoyear"]),
+        "GGGG": _num(v["isoyear"], 4, 4),
+        "GGGGG": _num(v["isoyear"], 5, 4),
         "eHHmm": _Tok(lambda d: f"{_dow(d)}0000", "[0-9]0000", None, (True, True)),
     }
-    midnight = {"H": "0", "HH": "00", "h": "12", "hh": "12", "k": "24", "kk": "24", "m": "0",
-                "mm": "00", "s": "0", "ss": "00", "a": "am", "A": "AM", "Hmm": "000",
-                "Hmmss": "00000", "hmm": "1200", "hmmss": "120000", "z": "", "zz": "",
-                "N": "AD", "NN": "AD", "NNN": "AD", "NNNN": "Anno Domini", "NNNNN": "AD"}
+    midnight = {
+        "H": "0",
+        "HH": "00",
+        "h": "12",
+        "hh": "12",
+        "k": "24",
+        "kk": "24",
+        "m": "0",
+        "mm": "00",
+        "s": "0",
+        "ss": "00",
+        "a": "am",
+        "A": "AM",
+        "Hmm": "000",
+        "Hmmss": "00000",
+        "hmm": "1200",
+        "hmmss": "120000",
+        "z": "",
+        "zz": "",
+        "N": "AD",
+        "NN": "AD",
+        "NNN": "AD",
+        "NNNN": "Anno Domini",
+        "NNNNN": "AD",
+    }
     midnight.update({"S" * n: "0" * n for n in range(1, 10)})
     t.update({k: _lit(s) for k, s in midnight.items()})
     return t
@@ -176,15 +249,24 @@ def _moment_table() -> dict[str, _Tok]:
 
 _MOMENT_TOKENS = _moment_table()
 _MOMENT_ZONE = frozenset({"Z", "ZZ", "X", "x"})
-_MOMENT_LONG = {"LTS": "h:mm:ss A", "LT": "h:mm A", "L": "MM/DD/YYYY", "LL": "MMMM D, YYYY",
-                "LLL": "MMMM D, YYYY h:mm A", "LLLL": "dddd, MMMM D, YYYY h:mm A",
-                "l": "M/D/YYYY", "ll": "MMM D, YYYY", "lll": "MMM D, YYYY h:mm A",
-                "llll": "ddd, MMM D, YYYY h:mm A"}
+_MOMENT_LONG = {
+    "LTS": "h:mm:ss A",
+    "LT": "h:mm A",
+    "L": "MM/DD/YYYY",
+    "LL": "MMMM D, YYYY",
+    "LLL": "MMMM D, YYYY h:mm A",
+    "LLLL": "dddd, MMMM D, YYYY h:mm A",
+    "l": "M/D/YYYY",
+    "ll": "MMM D, YYYY",
+    "lll": "MMM D, YYYY h:mm A",
+    "llll": "ddd, MMM D, YYYY h:mm A",
+}
 _MOMENT_LONG_RX = re.compile(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})")
 _MOMENT_RX = re.compile(  # moment's own ``formattingTokens``, verbatim
     r"(\[[^\[]*\])|(\\e)|(\\)?(eHHmm|[Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?"
     r"|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?"
-    r"|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)")
+    r"|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)"
+)
 
 
 def _compile_moment(pattern: str) -> list[_Tok]:
@@ -206,18 +288,33 @@ _FNS_DATE = {1: "MM/dd/yyyy", 2: "MMM d, y", 3: "MMMM do, y", 4: "EEEE, MMMM do,
 _FNS_TIME = {1: "h:mm a", 2: "h:mm:ss a", 3: "h:mm:ss a z", 4: "h:mm:ss a zzzz"}
 _FNS_LONG_RX = re.compile(r"P+p+|P+|p+|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL)
 _FNS_RX = re.compile(  # date-fns's own ``formattingTokensRegExp`` (JS \w is ASCII)
-    r"[yYQqMLwIdDecihHKkms]o|([A-Za-z0-9_])\1*|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL)
+    r"[yYQqMLwIdDecihHKkms]o|([A-Za-z0-9_])\1*|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL
+)
 _FNS_ZONE = frozenset("XxOztT")
 _SOME_DAY = datetime.date(2000, 1, 1)
 # letter: (value, most digits, date part it pins) for the letters that can be numbers
 _FNS_NUM: dict[str, tuple[Getter, int, str | None]] = {
-    "y": (_V["year"], 4, "y"), "Y": (_V["weekyear"], 4, None), "R": (_V["isoyear"], 4, None),
-    "u": (_V["year"], 4, "y"), "Q": (_V["quarter"], 1, None), "q": (_V["quarter"], 1, None),
-    "M": (_V["month"], 2, "m"), "L": (_V["month"], 2, "m"), "w": (_V["week"], 2, None),
-    "I": (_V["isoweek"], 2, None), "d": (_V["day"], 2, "d"), "D": (_V["doy"], 3, "j"),
-    "e": (_V["dow1"], 1, None), "c": (_V["dow1"], 1, None), "i": (_V["isodow"], 1, None),
-    "h": (_V["twelve"], 2, None), "H": (_V["zero"], 2, None), "K": (_V["zero"], 2, None),
-    "k": (_V["twentyfour"], 2, None), "m": (_V["zero"], 2, None), "s": (_V["zero"], 2, None),
+    "y": (_V["year"], 4, "y"),
+    "Y": (_V["weekyear"], 4, None),
+    "R": (_V["isoyear"], 4, None),
+    "u": (_V["year"], 4, "y"),
+    "Q": (_V["quarter"], 1, None),
+    "q": (_V["quarter"], 1, None),
+    "M": (_V["month"], 2, "m"),
+    "L": (_V["month"], 2, "m"),
+    "w": (_V["week"], 2, None),
+    "I": (_V["isoweek"], 2, None),
+    "d": (_V["day"], 2, "d"),
+    "D": (_V["doy"], 3, "j"),
+    "e": (_V["dow1"], 1, None),
+    "c": (_V["dow1"], 1, None),
+    "i": (_V["isodow"], 1, None),
+    "h": (_V["twelve"], 2, None),
+    "H": (_V["zero"], 2, None),
+    "K": (_V["zero"], 2, None),
+    "k": (_V["twentyfour"], 2, None),
+    "m": (_V["zero"], 2, None),
+    "s": (_V["zero"], 2, None),
     "S": (_V["zero"], 1, None),
 }
 
@@ -233,8 +330,13 @@ def _fns_long(s: str) -> str:
     return _FNS_DATE[n] + (", " if n <= 2 else " 'at' ") + _FNS_TIME[min(times, 4)]
 
 
-def _by_width(n: int, abbr: Sequence[str], wide: Sequence[str], narrow: Sequence[str],
-              short: Sequence[str] | None = None) -> Sequence[str]:
+def _by_width(
+    n: int,
+    abbr: Sequence[str],
+    wide: Sequence[str],
+    narrow: Sequence[str],
+    short: Sequence[str] | None = None,
+) -> Sequence[str]:
     """date-fns's name width by letter count: 1-3 abbreviated, 5 narrow, 6 short, else wide."""
     if n <= 3:
         return abbr
@@ -289,13 +391,15 @@ def _compile_logseq(pattern: str) -> list[_Tok]:
             toks.append(_fns_token(pattern, s))
         elif s[0].isascii() and s[0].isalpha():
             raise BadDateFormat(
-                f"date format {pattern!r}: unknown letter {s[0]!r} (quote text as 'text')")
+                f"date format {pattern!r}: unknown letter {s[0]!r} (quote text as 'text')"
+            )
         else:
             toks.append(_lit(s))
     return toks
 
 
 # --- the compiled pattern --------------------------------------------------------------------
+
 
 def _check(pattern: str, toks: list[_Tok]) -> None:
     """Refuse a pattern whose text could not be read back into one date."""
@@ -308,8 +412,10 @@ def _check(pattern: str, toks: list[_Tok]) -> None:
     if missing:
         raise BadDateFormat(f"date format {pattern!r} has no {missing}: it cannot name one day")
     if _ambiguous(toks):
-        raise BadDateFormat(f"date format {pattern!r} is ambiguous: two numbers of varying "
-                            "width touch (pad them, e.g. MM and DD, or put a separator between)")
+        raise BadDateFormat(
+            f"date format {pattern!r} is ambiguous: two numbers of varying "
+            "width touch (pad them, e.g. MM and DD, or put a separator between)"
+        )
 
 
 def _ambiguous(toks: list[_Tok]) -> bool:
@@ -379,7 +485,7 @@ class DateFormat:
     def _date(self, groups: Sequence[str]) -> datetime.date | None:
         """The date the date-part tokens name (first of each kind); None if there is none."""
         got: dict[str, int] = {}
-        for tok, s in zip(self._toks, groups):
+        for tok, s in zip(self._toks, groups, strict=True):
             if tok.field and tok.field not in got:
                 got[tok.field] = _part(s)
         try:

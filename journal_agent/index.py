@@ -14,15 +14,15 @@ path-refs: a ``DONE`` child under a bullet about ``[[X]]`` is part of X's linked
 from __future__ import annotations
 
 import contextlib
-import gc
 import datetime as dt
+import gc
 import hashlib
 import os
 import pickle
 import sys
 import time
-from dataclasses import dataclass, field
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 

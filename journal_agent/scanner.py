@@ -10,9 +10,8 @@ Two syntaxes are understood:
   or a ``#`` heading line; every other line continues the block above it; ``key:: value``
   lines right after a block's first line are its properties, and those before the first block are
   the page's properties. References: ``[[X]]``, ``#X``, ``#[[X]]``, ``[label]([[X]])``,
-  ``{{embed [[X]]}}``, ``((uuid))`` and page refs in property values. mldoc picks one of two
-  inline parsers per paragraph and they differ on ``#tags``; we pick the same way, and
-  tests/test_mldoc_conformance.py holds us to mldoc's answers.
+  ``{{embed [[X]]}}``, ``((uuid))`` and page refs in property values, as mldoc 1.5 (what
+  Logseq 0.10 uses) finds them; tests/test_mldoc_conformance.py holds us to mldoc's answers.
 * ``"wiki"`` — Obsidian and plain Markdown: list items (``-``, ``*``, ``+``, ``1.``) and ATX headings
   are blocks; YAML front matter holds the page properties. References: ``[[X]]``, ``[[X|label]]``,
   ``[[X#Heading]]``, ``![[X]]``, Markdown links to ``X.md``; ``#tag`` is recorded as a tag (Obsidian
@@ -124,9 +123,9 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 _UUID = r"[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}"  # Logseq keeps only these ids
 _UUID_RE = re.compile(_UUID)
 
-# Constructs that begin with a character that does not end mldoc's run of plain
-# text (a letter, '(', '{', '<') only start where such a run stops: after white space or one of
-# mldoc's delimiters, or right after another construct (taken to be one when ] ) or } precede).
+# Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
+# '(', '{', '<') only start where such a run stops: after white space or one of mldoc's
+# delimiters, or right after another construct (taken to be one when ] ) or } precede).
 _TOKEN = r"(?<![^\s\\_^\[\]*~`=$#)}])"
 _HTML_TAGS = (
     "a|abbr|address|area|article|aside|audio|b|base|bdi|bdo|blockquote|body|br|button|canvas|"
@@ -414,8 +413,8 @@ _DRAWER = re.compile(r"^:[A-Za-z][\w-]*:[ \t]*$")  # :LOGBOOK: ... :END: (no ref
 
 class _LogseqScan:
     """One pass over a Logseq page: the open block, whether its properties may still follow, an
-    open code fence, and the paragraph whose lines wait for mldoc's choice of inline parser (one
-    choice for the whole paragraph, see `_FULL_GRAMMAR`)."""
+    open code fence, and the lines of the open paragraph, which mldoc reads as one inline text
+    (emphasis and HTML may span its lines)."""
 
     def __init__(self, lines: list[str], comma_properties: frozenset[str]) -> None:
         self.builder = _Builder("logseq")

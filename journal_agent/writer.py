@@ -37,7 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from .errors import BadPageName, BulletsRefused, LockTimeout, UnreadablePage, UnsafePage, WriteConflict
+from .errors import (
+    BadPageName,
+    BulletsRefused,
+    LockTimeout,
+    UnreadablePage,
+    UnsafePage,
+    WriteConflict,
+)
 from .guard import Problem, lint, unlink
 from .index import Index, load_index
 from .ledger import Entry, Ledger, now_utc, text_hash
@@ -188,13 +195,26 @@ class _Page:
 
 def _read(vault: Vault, path: Path, rel: str) -> _Page:
     try:
-        data = path.read_bytes()
+        data = _settled(path)
         mode = stat.S_IMODE(path.stat().st_mode)
     except FileNotFoundError:
         return _parse(vault, None, rel)
     except OSError as exc:
         raise UnsafePage(f"{rel}: cannot be read: {exc.strerror}") from exc
     return _parse(vault, data, rel, mode)
+
+
+def _settled(path: Path, wait: float = 1.0) -> bytes:
+    """The page's bytes; an empty page written a moment ago is given time to fill (an editor that
+    truncates before it writes leaves one, and appending to it would drop the person's day)."""
+    deadline = time.monotonic() + wait
+    while True:
+        data = path.read_bytes()
+        if data or time.time_ns() - path.stat().st_mtime_ns > 2_000_000_000:
+            return data
+        if time.monotonic() > deadline:
+            return data
+        time.sleep(0.05)
 
 
 def _parse(vault: Vault, data: bytes | None, rel: str, mode: int = 0o644) -> _Page:
@@ -254,7 +274,7 @@ def _commit(path: Path, data: bytes, expected: bytes | None, mode: int) -> _Comm
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        outcome = _put(tmp, path, expected)
+        outcome = _put(tmp, path, expected, data)
     finally:
         tmp.unlink(missing_ok=True)
     if outcome.written:
@@ -262,7 +282,7 @@ def _commit(path: Path, data: bytes, expected: bytes | None, mode: int) -> _Comm
     return outcome
 
 
-def _put(tmp: Path, path: Path, expected: bytes | None) -> _Commit:
+def _put(tmp: Path, path: Path, expected: bytes | None, data: bytes) -> _Commit:
     if expected is None:  # a new page: never replace one that appeared meanwhile
         try:
             os.link(tmp, path)
@@ -277,6 +297,9 @@ def _put(tmp: Path, path: Path, expected: bytes | None) -> _Commit:
         if displaced == expected:
             return _Commit(True, None)
         if _exchange(tmp, path):  # put that save back at once (ours goes back to tmp)
+            back = tmp.read_bytes()
+            if back != data and _exchange(tmp, path):  # yet another save, just now: keep it
+                return _Commit(False, back, conflict=True)
             return _Commit(False, displaced, conflict=True)
         return _Commit(True, displaced, conflict=True)
     os.replace(tmp, path)  # no atomic exchange on this system: a window of microseconds remains
@@ -592,15 +615,23 @@ def _sort(
     return kept, fresh, duplicates
 
 
-def _finish(result: AppendResult, written: list[str], ledger: Ledger, rel: str, agent: str,
-            session: str | None, done: set[str]) -> None:
+def _finish(
+    result: AppendResult,
+    written: list[str],
+    ledger: Ledger,
+    rel: str,
+    agent: str,
+    session: str | None,
+    done: set[str],
+) -> None:
     result.written = written
     ledger.record([Entry(rel, agent, text_hash(t), t, now_utc(), session) for t in written])
     _adopt(ledger, rel, agent, session, result.duplicates, done)
 
 
-def _adopt(ledger: Ledger, rel: str, agent: str, session: str | None, found: list[str],
-           done: set[str]) -> None:
+def _adopt(
+    ledger: Ledger, rel: str, agent: str, session: str | None, found: list[str], done: set[str]
+) -> None:
     """Record bullets found on the page but missing from the ledger (a writer killed between
     its rename and its ledger write), so that a human deleting them later is respected."""
     missing = {text_hash(t): t for t in found if text_hash(t) not in done}

@@ -34,6 +34,8 @@ def test_one_exception_hierarchy() -> None:
 
 def test_importing_the_package_imports_nothing_else() -> None:
     """`journal-agent --version` and hooks start fast: the package loads its modules lazily."""
-    code = "import sys, journal_agent; print(sorted(m for m in sys.modules if 'journal_agent.' in m))"
+    code = (
+        "import sys, journal_agent; print(sorted(m for m in sys.modules if 'journal_agent.' in m))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"

@@ -581,7 +581,7 @@ def test_changing_k_files_rescans_exactly_k(logseq_vault: Path, k: int) -> None:
     assert after["Plain Ideas"]["mentions"] == k - self_reference
 
 
-# -- the status summary -----------------------------------------------------------------------------
+# -- the status summary ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("as_of", ["2026-09-05", "2026-10-20", "2026-11-29", "2030-01-01"])

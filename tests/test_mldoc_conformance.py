@@ -16,9 +16,9 @@ Excluded on purpose: tests/outline_gen.py never writes the few constructs where 
 is an accident of its grammar (text glued to a bracketed tag like ``#[[a]]b``, nested inline
 HTML, Markdown quotes and lists inside a bullet ...); its docstring lists them with what mldoc does.
 
-The oracle is the mldoc that tests/oracle/package.json pins. mldoc 1.6 added a fast inline parser
-with its own #tag rules; Logseq OG 0.10.x pins mldoc 1.5.x, which has only the full grammar (see
-``_MLDOC_FAST_PATH`` in journal_agent/scanner.py, to be switched with the pin).
+The oracle is the mldoc that tests/oracle/package.json pins: 1.5.x, what Logseq OG 0.10.x uses,
+with one inline grammar. (mldoc 1.6 added a fast inline parser with its own #tag rules; the
+scanner does not emulate it.)
 """
 
 from __future__ import annotations

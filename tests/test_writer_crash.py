@@ -199,7 +199,9 @@ def test_an_append_killed_at_any_step_leaves_old_or_new_and_recovers(
     assert (page.read_bytes() if page.exists() else None) == (new if renamed else old)
     # the temporary file is removed after the swap, so only a kill before that leaves it (after
     # an atomic exchange it holds the displaced old page); the next append removes it
-    assert len(temp_files(page.parent)) == (0 if step.startswith(("before-ledger", "ledger")) else 1)
+    assert len(temp_files(page.parent)) == (
+        0 if step.startswith(("before-ledger", "ledger")) else 1
+    )
     assert visible_files(logseq_vault) == visible | ({rel} if renamed else set())
 
     # the hook runs again, with one more bullet
