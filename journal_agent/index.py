@@ -92,9 +92,7 @@ def _mentions(outline: Outline, kinds: frozenset[str]) -> list[Mention]:
     # Page properties are the page's first block (Logseq's pre-block), which starts at line 0.
     lines = outline.text.split("\n") if outline.page_refs else []
     out = [
-        (r.target, 0, False, lines[r.line].strip())
-        for r in outline.page_refs
-        if r.kind in kinds
+        (r.target, 0, False, lines[r.line].strip()) for r in outline.page_refs if r.kind in kinds
     ]
     path_refs: list[tuple[str, ...]] = []
     for block in outline.blocks:
@@ -222,19 +220,15 @@ def _load_index(
     path = cache_path(vault)
     fingerprint = _fingerprint(vault)
     old = _read_cache(path, fingerprint) if use_cache else {}
-    entries: dict[str, _Entry] = {}
     index = Index(vault, {}, warnings)
-    reporter = _Progress(len(files)) if progress and len(files) - len(old) > 2000 else None
     racy_after = time.time_ns() - RACY_NS
-    changed = len(files) != len(old)
-    for n, file in enumerate(files):
-        entry = _cached(vault, file, old.get(file.rel), racy_after)
-        changed = changed or entry is not old.get(file.rel)
-        if entry is None:
-            entry = _fresh_entry(vault, file, racy_after)
-            index.rescanned += 1
-            if reporter:
-                reporter.update(n)
+    reused = {f.rel: _cached(vault, f, old.get(f.rel), racy_after) for f in files}
+    stale = [f for f in files if reused[f.rel] is None]
+    fresh = _scan_all(vault, stale, racy_after, progress and len(stale) > 2000)
+    index.rescanned = len(stale)
+    entries: dict[str, _Entry] = {}
+    for file in files:
+        entry = reused[file.rel] or fresh[file.rel]
         facts = entry[3]
         if isinstance(facts, str):
             warnings.append(facts.lstrip(_TRANSIENT))
@@ -242,11 +236,61 @@ def _load_index(
             index.files[file.rel] = facts
         if not (isinstance(facts, str) and facts.startswith(_TRANSIENT)):
             entries[file.rel] = entry  # a read error (not bad content) is retried next time
-    if reporter:
-        reporter.done()
-    if use_cache and (changed or entries.keys() != old.keys()):
+    changed = any(reused[rel] is not old.get(rel) for rel in reused) or entries.keys() != old.keys()
+    if use_cache and changed:
         _write_cache(path, fingerprint, entries)
     return index
+
+
+#: Below this many files to read, a second process costs more than it saves.
+PARALLEL_MIN = 1500
+_WORKER_VAULT: Vault | None = None  # the vault a forked scan worker inherits
+
+
+def _scan_all(
+    vault: Vault, files: list[PageFile], racy_after: int, progress: bool
+) -> dict[str, _Entry]:
+    """Scan files, on every core when there are many (a cold index of a large vault)."""
+    workers = min(os.cpu_count() or 1, 8, len(files) // (PARALLEL_MIN // 2) or 1)
+    reporter = _Progress(len(files)) if progress else None
+    if workers < 2 or not _can_fork():
+        out = {}
+        for n, f in enumerate(files):
+            out[f.rel] = _fresh_entry(vault, f, racy_after)
+            if reporter:
+                reporter.update(n)
+    else:
+        global _WORKER_VAULT
+        _WORKER_VAULT = vault
+        import multiprocessing
+
+        chunks = [files[i : i + 250] for i in range(0, len(files), 250)]
+        out = {}
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for n, part in enumerate(
+                pool.imap_unordered(_scan_chunk, [(c, racy_after) for c in chunks])
+            ):
+                out.update(part)
+                if reporter:
+                    reporter.update(n * 250)
+        _WORKER_VAULT = None
+    if reporter:
+        reporter.done()
+    return out
+
+
+def _scan_chunk(job: tuple[list[PageFile], int]) -> dict[str, _Entry]:
+    files, racy_after = job
+    assert _WORKER_VAULT is not None
+    with paused_gc():
+        return {f.rel: _fresh_entry(_WORKER_VAULT, f, racy_after) for f in files}
+
+
+def _can_fork() -> bool:
+    """Fork only where it is the platform's cheap, safe default: Linux, no other threads."""
+    import threading
+
+    return sys.platform == "linux" and threading.active_count() == 1
 
 
 _TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the file's content
@@ -326,7 +370,7 @@ class _Progress:
         self.enabled = sys.stderr.isatty()
 
     def update(self, n: int) -> None:
-        if self.enabled and n % 500 == 0:
+        if self.enabled and n % 250 == 0:
             print(f"\rjournal-agent: indexing {n}/{self.total} pages", end="", file=sys.stderr)
 
     def done(self) -> None:

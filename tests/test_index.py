@@ -609,3 +609,18 @@ def test_the_summary_is_not_trusted_after_a_change(logseq_vault: Path) -> None:
     page.write_text(page.read_text() + "- [[Vendor Contract]] signed\n")
     after = {t["topic"]: t for t in api.topics(vault=logseq_vault, as_of=AS_OF).to_json()["topics"]}
     assert before["status"] == "stale" and after["Vendor Contract"]["status"] == "active"
+
+
+def test_a_parallel_cold_scan_equals_a_serial_one(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large cold index is scanned by forked workers; the result must be the same."""
+    import journal_agent.index as index_module
+
+    serial = load_index(open_vault(logseq_vault), use_cache=False)
+    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(index_module.os, "cpu_count", lambda: 2)
+    assert index_module._can_fork()  # so the workers really run
+    parallel = load_index(open_vault(logseq_vault), use_cache=False)
+    assert parallel.files == serial.files and parallel.warnings == serial.warnings
+    assert parallel.rescanned == serial.rescanned == FILES
