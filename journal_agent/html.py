@@ -87,9 +87,10 @@ def render_timeline(result: TimelineResult) -> str:
     ]
     for date, group in groupby(entries, key=lambda e: e.date):
         parts.append(f"<h2>{date.isoformat() if date else 'Pages (undated)'}</h2><ul>")
-        parts += [
-            f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)} "
-            f"<span class='muted'>— {html.escape(e.page)}</span></li>"
+        parts += [  # a journal entry's page is its date, already the heading
+            f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)}"
+            + ("" if e.date else f" <span class='muted'>— {html.escape(e.page)}</span>")
+            + "</li>"
             for e in group
         ]
         parts.append("</ul>")
