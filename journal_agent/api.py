@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
 
 
-def _vault(vault: VaultArg) -> Vault:
-    return vault if isinstance(vault, Vault) else open_vault(vault)
+def _vault(vault: VaultArg, use_cache: bool = True) -> Vault:
+    return vault if isinstance(vault, Vault) else open_vault(vault, use_cache=use_cache)
 
 
 def parse_day(value: str | dt.date | None) -> dt.date:
@@ -148,7 +148,7 @@ class Query:
     def of(
         cls, vault: VaultArg, as_of: str | dt.date | None, days: int | None, use_cache: bool
     ) -> Query:
-        v = _vault(vault)
+        v = _vault(vault, use_cache)
         window = days if days is not None else int(v.own_config.get("days", DEFAULT_DAYS))
         if window < 1:
             raise Refused(f"--days must be at least 1, not {window}")

@@ -59,8 +59,9 @@ class Flavor:
         """True if ``root`` is a vault of this flavor."""
         raise NotImplementedError
 
-    def read_settings(self, root: Path, own: dict[str, Any]) -> Settings:
-        """Read and validate this vault's settings (``own``: the parsed .journal-agent.toml)."""
+    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
+        """Read and validate this vault's settings (``own``: the parsed .journal-agent.toml;
+        ``use_cache``: settings that are slow to parse may come from the cache)."""
         raise NotImplementedError
 
     def title_of(self, stem: str, settings: Settings) -> str:
@@ -97,8 +98,8 @@ class LogseqFlavor(Flavor):
     def detect(self, root: Path) -> bool:
         return (root / "logseq" / "config.edn").is_file()
 
-    def read_settings(self, root: Path, own: dict[str, Any]) -> Settings:
-        config = read_edn_config(root / "logseq" / "config.edn")
+    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
+        config = read_edn_config(root / "logseq" / "config.edn", use_cache)
         title_format = config.get("journal/page-title-format") or config.get("date-formatter")
         indent = str(config.get("export/bullet-indentation", "tab"))
         if indent not in self.INDENTS:
@@ -161,8 +162,33 @@ def _legacy_title(stem: str) -> str:
     return unicodedata.normalize("NFC", stem.replace(".", "/"))
 
 
-def read_edn_config(path: Path) -> dict[str, Any]:
-    """Read a Logseq ``config.edn`` with a real EDN reader; keys become plain strings."""
+def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
+    """Read a Logseq ``config.edn`` with a real EDN reader; keys become plain strings.
+
+    The reader takes a tenth of a second to import and run, on every command a hook starts, so
+    its result is cached (outside the vault) for as long as the file's stat is unchanged.
+    """
+    from .cachedir import cache_file, write_atomic
+
+    if not use_cache:
+        return _parse_edn(path)
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    key = (os.path.realpath(path), str(st.st_mtime_ns), str(st.st_size), str(st.st_ino))
+    cached = cache_file("config", *key, suffix=".json")
+    try:
+        result: dict[str, Any] = json.loads(cached.read_bytes())
+        return result
+    except (OSError, ValueError):
+        pass
+    result = _parse_edn(path)
+    write_atomic(cached, json.dumps(result).encode())
+    return result
+
+
+def _parse_edn(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -232,7 +258,7 @@ class ObsidianFlavor(Flavor):
     def detect(self, root: Path) -> bool:
         return (root / self.CONFIG_DIR).is_dir()
 
-    def read_settings(self, root: Path, own: dict[str, Any]) -> Settings:
+    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
         config = root / self.CONFIG_DIR
         daily = _read_json(config / "daily-notes.json")
         periodic = _periodic_daily(config)
@@ -312,7 +338,7 @@ class MarkdownFlavor(Flavor):
         except OSError:
             return False
 
-    def read_settings(self, root: Path, own: dict[str, Any]) -> Settings:
+    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
         journal = own.get("journal", {})
         if not isinstance(journal, dict):
             raise ConfigError(f"{OWN_CONFIG}: [journal] must be a table")

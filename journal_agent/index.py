@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
 from .scanner import Block, Outline
 from .vault import PageFile, Vault
 
-CACHE_ENV = "JOURNAL_AGENT_CACHE"
 CACHE_FORMAT = 1  # bump when PageFacts or the scan rules change
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
 RESOLUTION_PREFIXES = ("Resolved:", "[x]", "[X]")
@@ -127,15 +127,7 @@ class Index:
 
 def cache_path(vault: Vault) -> Path:
     """Where the index of ``vault`` is cached (outside the vault)."""
-    base = os.environ.get(CACHE_ENV)
-    if base:
-        folder = Path(base).expanduser()
-    else:
-        from platformdirs import user_cache_dir
-
-        folder = Path(user_cache_dir("journal-agent", appauthor=False))
-    key = hashlib.sha256(os.path.realpath(vault.root).encode()).hexdigest()[:16]
-    return folder / f"index-{key}.pickle"
+    return cache_file("index", os.path.realpath(vault.root), suffix=".pickle")
 
 
 def stamp(vault: Vault, files: list[PageFile]) -> str | None:
@@ -347,19 +339,8 @@ def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:
 
 
 def _write_cache(path: Path, fingerprint: str, entries: dict[str, _Entry]) -> None:
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as handle:
-            pickle.dump(
-                {"fingerprint": fingerprint, "files": entries},
-                handle,
-                protocol=pickle.HIGHEST_PROTOCOL,
-            )
-        os.replace(tmp, path)
-    except OSError:  # a cache we cannot write only costs speed next time
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+    data = {"fingerprint": fingerprint, "files": entries}
+    write_atomic(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class _Progress:

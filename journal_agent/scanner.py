@@ -12,10 +12,10 @@ Two syntaxes are understood:
   the page's properties. References: ``[[X]]``, ``#X``, ``#[[X]]``, ``[label]([[X]])``,
   ``{{embed [[X]]}}``, ``((uuid))`` and page refs in property values, as mldoc 1.5 (what
   Logseq 0.10 uses) finds them; tests/test_mldoc_conformance.py holds us to mldoc's answers.
-* ``"wiki"`` — Obsidian and plain Markdown: list items (``-``, ``*``, ``+``, ``1.``) and ATX headings
-  are blocks; YAML front matter holds the page properties. References: ``[[X]]``, ``[[X|label]]``,
-  ``[[X#Heading]]``, ``![[X]]``, Markdown links to ``X.md``; ``#tag`` is recorded as a tag (Obsidian
-  does not count it as a backlink).
+* ``"wiki"`` — Obsidian and plain Markdown: list items (``-``, ``*``, ``+``, ``1.``) and ATX
+  headings are blocks; YAML front matter holds the page properties. References: ``[[X]]``,
+  ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown links to ``X.md``; ``#tag`` is recorded
+  as a tag (Obsidian does not count it as a backlink).
 
 The scanner never changes text: `Outline.text` is the decoded file, and line numbers index
 ``text.split("\\n")`` so that a writer can insert lines byte-exactly.
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -119,7 +120,9 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 # inline references
 
 # Logseq. mldoc (1.5.x, what Logseq 0.10 uses) reads a block's first line, each paragraph of its
-# body and each property value with one inline grammar, emulated by _LOGSEQ_INLINE below.
+# body and each property value with one inline grammar. At each position it takes the first of
+# the constructs below (_LOGSEQ_PIECES, in order) that matches there; a construct that yields no
+# reference (code, a URL, ...) still hides the text it spans.
 _UUID = r"[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}"  # Logseq keeps only these ids
 _UUID_RE = re.compile(_UUID)
 
@@ -140,43 +143,58 @@ _HTML = (
     r"(?P<html><!--[\s\S]*?-->|<(?P<htag>(?i:" + _HTML_TAGS + r"))(?=[ \t>])"
     r"(?:[\s\S]*?</(?i:(?P=htag))>|[\s\S]*?/>))"
 )
-_CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)|(?P<esc>\\.)"
-_LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
-_LINKS = (
-    r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
-    r"|(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
-    r"|(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
-    rf"|(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))"
-    rf"|(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))"
+_CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)"
+_ESCAPE = r"(?P<esc>\\.)"
+_LATEX = r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
+_URL = (  # to white space, brackets balanced
+    r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
+    r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)?|\[(?:[^\s\[\]]|\[[^\s\[\]]*\]?)*\]?)*)?)"
 )
+_MACRO = r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\})"
+_LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
+_NESTED = r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
+_TAGREF = r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
+_REF = r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
+_LABELED = rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))"
+_MDLINK = rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))"
+_BLOCK_REF = rf"(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
 # Emphasis closes at its first delimiter that follows a non-space character, or that follows a
 # space and is followed by the end of the text or another delimiter character; '_' emphasis also
 # wants punctuation or space around it. A code span inside is opaque.
 _EM_TEXT = r"(?:`[^`\n]+`|[\s\S])+?"
 _PUNCT = r"\s!-/:-@\[-`{-~"
-_EMPHASIS = (
+_EM = (
     rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>{_EM_TEXT})"
     r"(?:(?<=\S)(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
-    rf"|(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
+)
+_UNDERSCORE_EM = (
+    rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
     rf"(?:(?<=\S)(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])"
 )
-_URL = (  # to white space, brackets balanced
-    r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
-    r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)?|\[(?:[^\s\[\]]|\[[^\s\[\]]*\]?)*\]?)*)?)"
+_TAG = r"(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+))"
+_LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc's order
+    ("`", _CODE_SPAN), ("\\", _ESCAPE), ("<", _TOKEN + _HTML), ("$", _LATEX), ("", _TOKEN + _URL),
+    ("{", _TOKEN + _MACRO), ("[", _NESTED), ("#", _TAGREF), ("[", _REF), ("![", _LABELED),
+    ("![", _MDLINK), ("(", _TOKEN + _BLOCK_REF), ("*~^=", _EM), ("_", _UNDERSCORE_EM), ("#", _TAG),
 )
 _LOGSEQ_INLINE = re.compile(
     # A cheap first test of where a construct may start; it halves the scanning time.
     rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{])(?:"
-    f"{_CODE_SPAN}|{_TOKEN}{_HTML}"
-    r"|(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
-    f"|{_TOKEN}{_URL}"
-    rf"|{_TOKEN}(?P<macro>\{{\{{(?P<mname>[^ }}(]+)(?P<margs>[^}}\n]*)\}}\}})"
-    f"|{_LINKS}"
-    rf"|{_TOKEN}(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-    f"|{_EMPHASIS}"
-    r"|(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+)))"
+    + "|".join(pattern for _, pattern in _LOGSEQ_PIECES) + ")"
 )
-_LOGSEQ_IN_EMPHASIS = re.compile(f"{_CODE_SPAN}|{_LINKS}|{_EMPHASIS}")  # all mldoc sees there
+# Without "://" in the text no URL starts (the only construct that starts with a letter or a
+# digit), so a construct can only start where _INLINE_START matches, and there only those that
+# start with that character (_LOGSEQ_AT). Every alternative of _INLINE_START starts with a literal,
+# so `re` finds those places with a quick scan in C; trying _LOGSEQ_INLINE at every position
+# instead is many times slower.
+_INLINE_START = re.compile(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_")
+_LOGSEQ_AT = {
+    char: re.compile("|".join(pattern for chars, pattern in _LOGSEQ_PIECES if char in chars))
+    for char in "`\\<${[#!(*~^=_"
+}
+_LOGSEQ_IN_EMPHASIS = re.compile(  # all mldoc sees inside emphasis
+    "|".join([_CODE_SPAN, _ESCAPE, _NESTED, _TAGREF, _REF, _LABELED, _MDLINK, _EM, _UNDERSCORE_EM])
+)
 # HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
 _BLOCK_HTML = re.compile(_HTML)
 
@@ -198,26 +216,42 @@ _WIKI_INLINE = re.compile(
     )
 )
 
-_MARKER_RE = re.compile(
-    r"(?:#+[ \t]+)?"  # "- ## text": a bullet that is also a heading
-    "(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + ") +)?"
-    r"(?:\[#[!-\\^-~]\] *)?"  # a priority: one ASCII character, [#A] by convention
-)
 _PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _inline_matches(text: str) -> Iterable[re.Match[str]]:
+    """What ``_LOGSEQ_INLINE.finditer(text)`` yields, found faster (see `_INLINE_START`)."""
+    if "://" in text:
+        return _LOGSEQ_INLINE.finditer(text)
+    matches = []
+    pos = 0
+    while (start := _INLINE_START.search(text, pos)) is not None:
+        pos = start.start()
+        m = _LOGSEQ_AT[text[pos]].match(text, pos)
+        if m is None:
+            pos += 1
+        else:
+            matches.append(m)
+            pos = m.end()
+    return matches
 
 
 def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
     """Append the references of Logseq inline text (a paragraph, a first line or a property
     value, as ``kind``) to ``out``."""
-    for m in _LOGSEQ_INLINE.finditer(text):
+    if "[[" not in text and "#" not in text and "((" not in text:
+        return  # every reference holds one of them
+    for m in _inline_matches(text):
         group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
-        if group == "tag":
+        if group == "ref":
+            out.append(Ref(m.group("name"), kind or "link", line))
+        elif group == "tag":
             name = m.group("tbody").rstrip(".;")
             if name:
                 out.append(Ref(name, kind or "tag", line))
         elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
-            _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
+            _emphasis_refs(m.group("emt" if group == "em" else "emv"), line, out)
         elif group == "macro" and kind == "property":  # mldoc skips macros in properties
             _logseq_refs(m.group()[2:-2], line, out, kind)
         elif group == "macro" and m.group("mname") == "embed":
@@ -247,10 +281,12 @@ def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | Non
 def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
     """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
     #tag, ((ref)) or macro."""
+    if "[[" not in inner and "((" not in inner:
+        return  # every reference there holds one of them
     for m in _LOGSEQ_IN_EMPHASIS.finditer(inner):
         group, line = m.lastgroup, lineno + inner.count("\n", 0, m.start())
         if group in ("em", "uem"):
-            _emphasis_refs(m.group("emt") or m.group("emv"), line, out)
+            _emphasis_refs(m.group("emt" if group == "em" else "emv"), line, out)
         elif group == "tagref":
             out.append(Ref(m.group("tname"), "link", line))
         elif group in ("ref", "nested", "labeled"):
@@ -302,73 +338,88 @@ def _markdown_link_target(dest: str) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # block structure
 
-
-def _indent_width(indent: str, syntax: Syntax) -> int:
-    # mldoc counts every tab or space as one level; Markdown renderers expand tabs to 4 columns.
-    if syntax == "logseq":
-        return len(indent)
-    return len(indent.expandtabs(4))
-
-
 _FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
-# mldoc: a '-' bullet, or a line of '#'s then white space (a heading block, at any indentation).
-_LOGSEQ_ITEM = re.compile(r"^(?P<indent>[ \t]*)(?:-(?:[ \t]|$)|(?P<h>#+)(?:[ \t]|$))")
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # mldoc: may open or close a code fence
+# mldoc: a block line is a '-' bullet, or a line of '#'s then white space (a heading block), at
+# any indentation; a heading's '#'s (on a bullet), a task marker and a priority may follow.
+_MARKER = (
+    r"(?:#+[ \t]+)?"  # "- ## text": a bullet that is also a heading
+    "(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + ") +)?"
+    r"(?:\[#[!-\\^-~]\] *)?"  # a priority: one ASCII character, [#A] by convention
+)
+_MARKER_RE = re.compile(_MARKER)
+_BLOCK_LINE = (
+    r"(?P<indent>[ \t]*)(?P<text>(?:-|(?P<h>#+))(?=[ \t]|$)[ \t]*" + _MARKER + r"(?P<title>.*))"
+)
+_LOGSEQ_ITEM = re.compile(_BLOCK_LINE, re.M)  # the line at the position is a block line
+_NEXT_LOGSEQ_ITEM = re.compile("\n" + _BLOCK_LINE, re.M)  # the next one ("\n" is quick to find)
 _WIKI_ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
 )
 
 
 class _Builder:
-    """Turns classified lines into blocks with parents (the stack of open levels)."""
+    """Turns block lines into blocks with parents (the stack of open levels). A block's subtree
+    ends where the next block at its level or above starts."""
 
-    def __init__(self, syntax: Syntax) -> None:
-        self.syntax = syntax
-        self.blocks: list[Block] = []
+    __slots__ = ("outline", "blocks", "stack")
+
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.blocks = outline.blocks
         self.stack: list[int] = []  # indexes of open blocks, shallowest first
 
-    def open(self, lineno: int, indent: str, kind: Literal["bullet", "heading"], text: str) -> Block:
-        level = _indent_width(indent, self.syntax) + 1
-        while self.stack and self.blocks[self.stack[-1]].level >= level:
-            self.stack.pop()
-        parent = self.stack[-1] if self.stack else -1
-        block = Block(lineno, lineno + 1, level, len(self.stack), parent, kind, text)
-        self.stack.append(len(self.blocks))
-        self.blocks.append(block)
+    def open(self, lineno: int, level: int, indent: str, kind: Literal["bullet", "heading"],
+             text: str, marker: str | None) -> Block:
+        blocks, stack = self.blocks, self.stack
+        while stack and blocks[stack[-1]].level >= level:
+            blocks[stack.pop()].subtree_end = lineno
+        depth = len(stack)
+        if depth == 1 and self.outline.indent_unit is None:
+            self.outline.indent_unit = indent
+        block = Block(lineno, lineno + 1, level, depth, stack[-1] if stack else -1, kind, text,
+                      marker, {}, [])  # (literals are quicker than the default factories)
+        stack.append(len(blocks))
+        blocks.append(block)
         return block
 
+    def close(self, lineno: int) -> None:
+        """End every open subtree at ``lineno``."""
+        for i in self.stack:
+            self.blocks[i].subtree_end = lineno
+        self.stack.clear()
 
-def _split_marker(content: str) -> tuple[str | None, str]:
-    """A first line's task marker (None if none) and its text after marker and priority."""
-    content = content.lstrip(" \t")
-    m = _MARKER_RE.match(content)
-    assert m is not None  # every part of the pattern is optional
-    return m.group("m"), content[m.end():]
+
+def _preamble(outline: Outline, lineno: int) -> Block:
+    block = Block(lineno, lineno + 1, 0, 0, -1, "preamble", "")
+    outline.blocks.append(block)
+    return block
 
 
 def _after_marker(content: str) -> str:
     """The first line without its task marker and priority, which are not references."""
-    return _split_marker(content)[1]
+    content = content.lstrip(" \t")
+    m = _MARKER_RE.match(content)
+    assert m is not None  # every part of the pattern is optional
+    return content[m.end():]
 
 
-def _finish_subtrees(blocks: list[Block], nlines: int) -> None:
-    """Fill `Block.subtree_end`: a subtree ends where the next block at its depth or above starts."""
-    open_: list[int] = []
-    for i, block in enumerate(blocks):
-        if block.kind == "preamble":
-            block.subtree_end = block.end
-            continue
-        while open_ and blocks[open_[-1]].depth >= block.depth:
-            blocks[open_.pop()].subtree_end = block.line
-        open_.append(i)
-    for i in open_:
-        blocks[i].subtree_end = nlines
+def _tail(text: str) -> int:
+    """The number of lines, without the empty one that a final newline leaves."""
+    return text.count("\n") + (not text.endswith("\n"))
 
 
-def _trim_end(lines: list[str], start: int, end: int) -> int:
+def _trim_end(end: int, start: int, tail: int) -> int:
     """Exclude the trailing empty line that a final newline leaves after the last block."""
-    if end == len(lines) and end > start + 1 and lines[-1] == "":
-        return end - 1
-    return end
+    return end - 1 if end > tail and end > start + 1 else end
+
+
+def _close_outline(outline: Outline, builder: _Builder, tail: int) -> Outline:
+    """End the page's leading text where it ends, and every open subtree at ``tail``."""
+    if outline.blocks and outline.blocks[0].kind == "preamble":
+        outline.blocks[0].subtree_end = outline.blocks[0].end
+    builder.close(tail)
+    return outline
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,101 +429,112 @@ def _trim_end(lines: list[str], start: int, end: int) -> int:
 def scan(text: str, syntax: Syntax, *, comma_properties: frozenset[str] = COMMA_PROPERTIES,
          bom: bool = False) -> Outline:
     """Scan one page's decoded text into an `Outline`."""
-    lines = text.split("\n")
-    newline = "\r\n" if lines[0].endswith("\r") else "\n"
     if syntax == "logseq":
-        outline = _scan_logseq(lines, comma_properties)
+        outline = _LogseqScan(text, comma_properties).run()
     else:
-        outline = _scan_wiki(lines)
+        outline = _scan_wiki(text, _tail(text))
+    first = text.find("\n")  # the file's line ending is the first line's
     outline.text = text
     outline.bom = bom
-    outline.newline = newline
+    outline.newline = "\r\n" if text.endswith("\r", 0, None if first < 0 else first) else "\n"
     outline.final_newline = text.endswith("\n")
-    nested = next((b for b in outline.blocks if b.depth == 1), None)
-    if nested is not None:
-        line = lines[nested.line]
-        outline.indent_unit = line[: len(line) - len(line.lstrip(" \t"))]
-    _finish_subtrees(outline.blocks, _trim_end(lines, 0, len(lines)))
     return outline
-
-
-def _scan_logseq(lines: list[str], comma_properties: frozenset[str]) -> Outline:
-    """Blocks and references of a Logseq page, line by line (see `_LogseqScan`)."""
-    lines = [line.removesuffix("\r") for line in lines]
-    state = _LogseqScan(lines, comma_properties)
-    for lineno, line in enumerate(lines):
-        state.line(lineno, line)
-    state.flush()
-    for block in state.builder.blocks:
-        block.end = _trim_end(lines, block.line, block.end)
-    return state.outline
 
 
 _DRAWER = re.compile(r"^:[A-Za-z][\w-]*:[ \t]*$")  # :LOGBOOK: ... :END: (no refs, ends a paragraph)
 
 
-class _LogseqScan:
-    """One pass over a Logseq page: the open block, whether its properties may still follow, an
-    open code fence, and the lines of the open paragraph, which mldoc reads as one inline text
-    (emphasis and HTML may span its lines)."""
+class _LogseqScan(_Builder):
+    """One pass over a Logseq page: whether the last block's properties may still follow, an open
+    code fence, and the lines of the open paragraph, which mldoc reads as one inline text
+    (emphasis and HTML may span its lines). Each block line is found with one regex search; only
+    the lines between block lines are looked at one by one."""
 
-    def __init__(self, lines: list[str], comma_properties: frozenset[str]) -> None:
-        self.builder = _Builder("logseq")
-        self.outline = Outline("", self.builder.blocks, {}, [])
+    __slots__ = ("text", "tail", "comma_properties", "in_props", "fences", "fence_end", "resume",
+                 "paragraph", "paragraph_start")
+
+    def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
+        super().__init__(Outline("", [], {}, []))
+        self.tail = _tail(text)  # where the open subtrees end, in the file's own lines
+        if "\r" in text:  # mldoc reads "\r\n" as one line break; line numbers stay
+            text = "\n".join(line.removesuffix("\r") for line in text.split("\n"))
+        self.text = text
         self.comma_properties = comma_properties
-        self.block: Block | None = None
         self.in_props = True
-        self.fences = [i for i, line in enumerate(lines) if _is_fence(line.lstrip(" \t"))]
+        self.fences: tuple[list[int], list[int]] | None = None  # see `open_fence`
         self.fence_end = -1  # the closing line of the open code fence
+        self.resume = 0  # where the line after it starts
         self.paragraph: list[str] = []  # lines of the body text not yet scanned
         self.paragraph_start = 0
 
-    def line(self, lineno: int, line: str) -> None:
-        """Take the next line of the page (without its line ending)."""
-        if lineno <= self.fence_end:  # code: part of the block's text, never a reference
-            if self.block is not None:
-                self.block.end = lineno + 1
-            return
-        body = line.lstrip(" \t")
-        m = _LOGSEQ_ITEM.match(line) if body[:1] in ("-", "#") else None
-        if m is not None:
-            self.open(lineno, line, m)
-        else:
-            self.text(lineno, line, body)
+    def run(self) -> Outline:
+        """Take every line of the page: block lines here, the lines between them in `body`."""
+        text, blocks, match = self.text, self.blocks, _LOGSEQ_ITEM.match
+        pos, lineno, size = 0, 0, len(text)  # pos: where line number lineno starts
+        while pos <= size:
+            m = match(text, pos)
+            if m is None:
+                if pos == size and blocks:  # the empty line after a final newline
+                    return self.finish(lineno + 1)  # changes nothing but the line count
+                m = _NEXT_LOGSEQ_ITEM.search(text, pos)
+                lineno = self.body(text[pos : size if m is None else m.start()], lineno)
+                if m is None:
+                    break
+                if lineno <= self.fence_end:  # the block line stands in a code fence
+                    pos, lineno = self.resume, self.fence_end + 1
+                    continue
+            if self.paragraph:
+                self.flush()
+            if blocks:
+                blocks[-1].end = lineno
+            indent, rest, hashes, marker, title = m.groups()
+            block = self.open(lineno, len(indent) + 1, indent, "heading" if hashes else "bullet",
+                              (rest if hashes else rest[1:]).strip(), marker)  # after a '-'
+            self.in_props = True
+            if not title.startswith(("<", "```", "~~~")):
+                if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
+                    _logseq_refs(title, lineno, block.refs)
+            elif self.title(title, lineno):
+                pos, lineno = self.resume, self.fence_end + 1  # the title opens a code fence
+                continue
+            pos, lineno = m.end() + 1, lineno + 1
+        return self.finish(lineno)
 
-    def open(self, lineno: int, line: str, m: re.Match[str]) -> None:
-        """A bullet or a heading line starts a block."""
-        self.flush()
-        indent, hashes = m.group("indent"), m.group("h")
-        if hashes:
-            content = line[len(indent) + len(hashes):]
-            block = self.builder.open(lineno, indent, "heading", line[len(indent):].strip())
-        else:
-            content = line[m.end():]
-            block = self.builder.open(lineno, indent, "bullet", content.strip())
-        block.marker, title = _split_marker(content)
-        self.block, self.in_props = block, True
-        rest = _after_html(title)
-        if rest is not None:
+    def title(self, title: str, lineno: int) -> bool:
+        """A first line that may start with HTML or a code fence: False unless a fence opens."""
+        if title.startswith("<") and (rest := _after_html(title)) is not None:
             self.paragraph, self.paragraph_start = [rest], lineno
-        elif not self.open_fence(lineno, title):
-            _logseq_refs(title, lineno, block.refs)
+        elif title.startswith(("```", "~~~")) and self.open_fence(lineno):
+            return True
+        else:
+            _logseq_refs(title, lineno, self.blocks[-1].refs)
+        return False
 
-    def text(self, lineno: int, line: str, body: str) -> None:
+    def body(self, text: str, lineno: int) -> int:
+        """Lines that are not block lines (a code fence's are the block's text only); return the
+        number of the line after them."""
+        lines = text.split("\n")
+        for i, line in enumerate(lines, lineno):
+            if i > self.fence_end:
+                self.text_line(i, line)
+        return lineno + len(lines)
+
+    def text_line(self, lineno: int, line: str) -> None:
         """A line inside a block (or before the first one): property, fence or paragraph text."""
-        if self.block is None:
-            self.block = _preamble(self.outline, lineno)
-        self.block.end = lineno + 1
+        if not self.blocks:
+            _preamble(self.outline, lineno)
+        block, body = self.blocks[-1], line.lstrip(" \t")
         if self.in_props and body and _read_property(
-            body, lineno, self.block, self.outline, self.comma_properties
+            body, lineno, block, self.outline, self.comma_properties
         ):
-            self.flush()  # the rest of a line after an HTML block ends at a property
+            if self.paragraph:  # the rest of a line after an HTML block ends at a property
+                self.flush()
             return
         self.in_props = False
-        rest = _after_html(body)
-        if self.open_fence(lineno, body) or _DRAWER.match(body):
+        if (body.startswith(("```", "~~~")) and self.open_fence(lineno)
+                or body.startswith(":") and _DRAWER.match(body)):
             self.flush()
-        elif rest is not None:
+        elif body.startswith("<") and (rest := _after_html(body)) is not None:
             self.flush()
             self.paragraph, self.paragraph_start = [rest], lineno
         elif not self.paragraph:
@@ -480,29 +542,44 @@ class _LogseqScan:
         else:
             self.paragraph.append(line)
 
-    def open_fence(self, lineno: int, body: str) -> bool:
-        """Whether ``body`` opens a code fence. mldoc closes it at the next line that starts with
-        ``` or ~~~ (either kind); without such a line there is no fence at all."""
-        if not _is_fence(body):
+    def open_fence(self, lineno: int) -> bool:
+        """Whether a fence line opens a code fence. mldoc closes it at the next line that starts
+        with ``` or ~~~ (either kind); without such a line there is no fence at all."""
+        if self.fences is None:
+            self.fences = _fence_lines(self.text)
+        lines, after_lines = self.fences
+        after = bisect.bisect_right(lines, lineno)
+        if after == len(lines):
             return False
-        after = bisect.bisect_right(self.fences, lineno)
-        if after == len(self.fences):
-            return False
-        self.fence_end = self.fences[after]
+        self.fence_end, self.resume = lines[after], after_lines[after]
         return True
 
     def flush(self) -> None:
         """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines)."""
-        if self.paragraph and self.block is not None:
+        if self.paragraph:
             text = "\n".join(self.paragraph).rstrip()
-            _logseq_refs(text, self.paragraph_start, self.block.refs)
+            _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs)
         self.paragraph = []
 
+    def finish(self, nlines: int) -> Outline:
+        """Scan the last paragraph; end the last block, and every open subtree at ``tail``."""
+        self.flush()
+        last = self.blocks[-1]  # every page has a line, so a block
+        last.end = _trim_end(nlines, last.line, nlines - self.text.endswith("\n"))
+        return _close_outline(self.outline, self, self.tail)
 
-def _preamble(outline: Outline, lineno: int) -> Block:
-    block = Block(lineno, lineno + 1, 0, 0, -1, "preamble", "")
-    outline.blocks.append(block)
-    return block
+
+def _fence_lines(text: str) -> tuple[list[int], list[int]]:
+    """The lines that may open or close a code fence, and where the line after each starts."""
+    lines: list[int] = []
+    after: list[int] = []
+    lineno, pos = 0, 0
+    for m in _FENCE_LINE.finditer(text):
+        lineno, pos = lineno + text.count("\n", pos, m.start()), m.start()
+        end = text.find("\n", m.end())
+        lines.append(lineno)
+        after.append(len(text) + 1 if end < 0 else end + 1)
+    return lines, after
 
 
 def _after_html(text: str) -> str | None:
@@ -512,11 +589,6 @@ def _after_html(text: str) -> str | None:
         rest = text[m.end():]
         text = rest.lstrip(" \t")
     return rest
-
-
-def _is_fence(body: str) -> bool:
-    """Whether a line (without its indentation) may open or close an mldoc code fence."""
-    return body.startswith(("```", "~~~"))
 
 
 def _read_property(body: str, lineno: int, block: Block, outline: Outline,
@@ -562,15 +634,15 @@ def split_property_list(value: str) -> list[str]:
     return names
 
 
-def _scan_wiki(lines: list[str]) -> Outline:
-    builder = _Builder("wiki")
-    outline = Outline("", builder.blocks, {}, [])
-    start = _front_matter(lines, outline)
+def _scan_wiki(text: str, tail: int) -> Outline:
+    """Blocks and references of an Obsidian / Markdown page; open subtrees end at ``tail``."""
+    lines = text.split("\n")
+    outline = Outline("", [], {}, [])
+    builder = _Builder(outline)
     current: Block | None = None
     fence = ""
-    for lineno in range(start, len(lines)):
-        raw = lines[lineno]
-        line = raw[:-1] if raw.endswith("\r") else raw
+    for lineno in range(_front_matter(lines, outline), len(lines)):
+        line = lines[lineno].removesuffix("\r")
         body = line.lstrip(" \t")
         if fence:
             if body.startswith(fence) and not body.strip(fence[0]).strip():
@@ -578,12 +650,8 @@ def _scan_wiki(lines: list[str]) -> Outline:
             continue
         m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
         if m is not None:
-            kind: Literal["bullet", "heading"] = "heading" if m.group("h") else "bullet"
+            current = _wiki_item(builder, lineno, line, m)
             content = line[m.end():]
-            level_indent = "" if kind == "heading" else m.group("indent")
-            if kind == "heading":
-                builder.stack.clear()
-            current = builder.open(lineno, level_indent, kind, content.strip())
             fence = _wiki_fence(content.lstrip(" \t"))
             if not fence:
                 _wiki_refs(content, lineno, current.refs)
@@ -594,9 +662,20 @@ def _scan_wiki(lines: list[str]) -> Outline:
         fence = _wiki_fence(body)
         if not fence and body:
             _wiki_refs(line, lineno, current.refs)
-    for block in builder.blocks:
-        block.end = _trim_end(lines, block.line, block.end)
-    return outline
+    for block in outline.blocks:
+        block.end = _trim_end(block.end, block.line, tail)
+    return _close_outline(outline, builder, tail)
+
+
+def _wiki_item(builder: _Builder, lineno: int, line: str, m: re.Match[str]) -> Block:
+    """A list item or a heading; a heading starts a new tree. Markdown renderers expand a tab
+    to 4 columns (mldoc counts every tab or space as one level)."""
+    content = line[m.end():].strip()
+    if m.group("h"):
+        builder.close(lineno)
+        return builder.open(lineno, 1, "", "heading", content, None)
+    indent = m.group("indent")
+    return builder.open(lineno, len(indent.expandtabs(4)) + 1, indent, "bullet", content, None)
 
 
 def _wiki_fence(body: str) -> str:

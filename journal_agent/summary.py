@@ -11,13 +11,13 @@ settings and every file's stat are exactly those it was built from (`index.stamp
 from __future__ import annotations
 
 import bisect
-import contextlib
 import datetime as dt
-import os
 import pickle
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from .cachedir import write_atomic
 from .queries import Backlink, Graph, Topic, _order
 from .registry import Page
 
@@ -112,11 +112,5 @@ def load(path: str, stamp: str) -> Summary | None:
 
 def save(path: str, summary: Summary) -> None:
     """Write the summary atomically; a cache that cannot be written only costs speed."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as handle:
-            pickle.dump({"format": FORMAT, "summary": summary}, handle, pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    data = {"format": FORMAT, "summary": summary}
+    write_atomic(Path(path), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))

@@ -225,7 +225,9 @@ def _check_inside(rel: str, pattern: str) -> None:
 # opening
 
 
-def open_vault(path: str | os.PathLike[str] | None = None, *, flavor: str | None = None) -> Vault:
+def open_vault(
+    path: str | os.PathLike[str] | None = None, *, flavor: str | None = None, use_cache: bool = True
+) -> Vault:
     """Open the vault at ``path`` (else ``$JOURNAL_AGENT_VAULT``), detecting its flavor.
 
     >>> vault = open_vault("sample_vault")          # doctest: +SKIP
@@ -241,7 +243,7 @@ def open_vault(path: str | os.PathLike[str] | None = None, *, flavor: str | None
             f"{root}: not a vault: no logseq/config.edn, no .obsidian/ folder and no Markdown "
             f"notes (create {OWN_CONFIG} to use an empty folder)"
         )
-    return Vault(root, found, found.read_settings(root, own), own)
+    return Vault(root, found, found.read_settings(root, own, use_cache), own)
 
 
 def _find_root(path: str | os.PathLike[str] | None) -> Path:

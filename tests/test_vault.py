@@ -25,10 +25,11 @@ NOV29 = dt.date(2026, 11, 29)
 
 
 def logseq(tmp_path: Path, config: str) -> Path:
-    (tmp_path / "logseq").mkdir()
-    (tmp_path / "logseq" / "config.edn").write_text(config, encoding="utf-8")
-    (tmp_path / "pages").mkdir()
-    return tmp_path
+    root = tmp_path / "graph"  # beside, not around, the test's cache folder
+    (root / "logseq").mkdir(parents=True)
+    (root / "logseq" / "config.edn").write_text(config, encoding="utf-8")
+    (root / "pages").mkdir()
+    return root
 
 
 def test_detects_each_flavor() -> None:
@@ -235,3 +236,16 @@ def test_daily_notes_folder_with_leading_slash_is_vault_relative(tmp_path: Path)
     (tmp_path / ".obsidian").mkdir()
     (tmp_path / ".obsidian" / "daily-notes.json").write_text('{"folder": "/Daily/"}')
     assert open_vault(tmp_path).journal_rel(NOV29) == "Daily/2026-11-29.md"
+
+
+def test_parsed_config_edn_is_cached_until_the_file_changes(tmp_path: Path) -> None:
+    root = logseq(tmp_path, '{:journal/file-name-format "yyyy-MM-dd"}')
+    assert open_vault(root).journal_rel(NOV29) == "journals/2026-11-29.md"
+    assert len(list((tmp_path / "cache").glob("config-*.json"))) == 1
+    (root / "logseq" / "config.edn").write_text('{:journal/file-name-format "yyyyMMdd"}')
+    assert open_vault(root).journal_rel(NOV29) == "journals/20261129.md"
+    (tmp_path / "cache").joinpath("junk").write_text("x")
+    for cached in (tmp_path / "cache").glob("config-*.json"):
+        cached.write_text("{not json")  # a corrupt cache entry is parsed again
+    assert open_vault(root).journal_rel(NOV29) == "journals/20261129.md"
+    assert open_vault(root, use_cache=False).journal_rel(NOV29) == "journals/20261129.md"
