@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import (
+        LintResult as LintResult,
+    )
+    from .api import (
         PagesResult as PagesResult,
     )
     from .api import (
@@ -35,6 +38,9 @@ if TYPE_CHECKING:
     )
     from .api import (
         info as info,
+    )
+    from .api import (
+        lint as lint,
     )
     from .api import (
         pages as pages,
@@ -113,8 +119,8 @@ if TYPE_CHECKING:
     from .vault import open_vault as open_vault
 
 _HOMES = {
-    "api": "append info pages PagesResult related RelatedResult stale status timeline "
-    "TimelineResult topics TopicsResult VaultInfo",
+    "api": "append info lint LintResult pages PagesResult related RelatedResult stale status "
+    "timeline TimelineResult topics TopicsResult VaultInfo",
     "errors": "BadDateFormat BadPageName BulletsRefused ConfigError JournalAgentError LockTimeout "
     "NotAVault PageError PageNotFound Refused UnreadablePage UnsafePage VaultError VaultNotFound "
     "WriteConflict WriteError",

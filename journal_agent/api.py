@@ -19,6 +19,7 @@ from .registry import Page, load_registry
 from .vault import PageFile, Vault, open_vault
 
 if TYPE_CHECKING:
+    from .guard import Problem
     from .writer import AppendResult, Bullet, BulletKind
 
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
@@ -55,6 +56,35 @@ def pages(*, vault: VaultArg = None) -> PagesResult:
     """The page registry of ``vault``: titles, files and aliases, sorted by title."""
     registry, warnings = load_registry(_vault(vault))
     return PagesResult(list(registry), warnings)
+
+
+@dataclass
+class LintResult:
+    """What would stop each bullet from being appended (the guard's verdict, nothing written)."""
+
+    problems: list[Problem]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"problems": [p.to_json() for p in self.problems]}
+
+
+def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
+    """Check bullets against the guest rules without writing: unknown pages (with the closest
+    existing names), properties, structure, block refs, superseded pages."""
+    from .guard import lint as lint_bullet
+    from .index import load_index
+    from .registry import build_registry
+
+    v = _vault(vault)
+    index = load_index(v)
+    registry = build_registry(index)
+    ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
+    items = [bullets] if isinstance(bullets, str) else list(bullets)
+    problems = [
+        p for b in items for p in lint_bullet(b.strip(), registry, v.flavor.syntax, block_ids=ids)
+    ]
+    return LintResult(problems, index.warnings)
 
 
 @dataclass

@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Show the topics most co-mentioned with a topic, and the clusters that move together.",
         'journal-agent related "Atlas Migration" --vault ~/notes',
     ),
+    "lint": (
+        "Check bullets against the guest rules without writing anything.",
+        'journal-agent lint --vault ~/notes "Fixed [[Flaky CI]]" "see [[Atlas Migratoin]]"',
+    ),
     "pages": (
         "List every page an agent may link: title, file and aliases.",
         "journal-agent pages --vault ~/notes --json",
@@ -78,6 +82,8 @@ def _parser() -> argparse.ArgumentParser:
         )
         if name == "append":
             _append_arguments(cmd)
+        if name == "lint":
+            cmd.add_argument("bullets", nargs="+", metavar="BULLET", help="one bullet each")
         if name in QUERIES:
             _query_arguments(cmd, name)
         if name == "info":
@@ -234,6 +240,21 @@ def text_append(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def cmd_lint(args: argparse.Namespace) -> Any:
+    from .api import lint
+
+    return lint(args.bullets, vault=args.vault)
+
+
+def text_lint(result: dict[str, Any]) -> str:
+    if not result["problems"]:
+        return "no problems: every bullet may be appended"
+    lines = []
+    for p in result["problems"]:
+        lines.append(f"{p['bullet']!r}: {p['message']}")
+    return "\n".join(lines)
+
+
 def cmd_pages(args: argparse.Namespace) -> Any:
     from .api import pages
 
@@ -262,6 +283,7 @@ HANDLERS: dict[str, tuple[Callable[[argparse.Namespace], Any], Callable[[dict[st
     "topics": (cmd_topics, text_topics),
     "timeline": (cmd_timeline, text_timeline),
     "related": (cmd_related, text_related),
+    "lint": (cmd_lint, text_lint),
     "pages": (cmd_pages, text_pages),
     "info": (cmd_info, text_info),
 }

@@ -46,6 +46,7 @@ class Problem:
     suggestions: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
+        """The contract's problem object (plus the message that explains it)."""
         return {
             "bullet": self.bullet,
             "kind": self.kind,

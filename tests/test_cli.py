@@ -236,3 +236,31 @@ def test_append_refusal_json_and_exit_2(
     ]
     assert err.count("\n") == 1 and "nothing written" in err
     assert not (logseq_vault / "journals" / "2026_11_29.md").exists()
+
+
+def test_lint_lists_problems_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str], logseq_vault: Path
+) -> None:
+    from .conftest import snapshot
+
+    before = snapshot(logseq_vault)
+    code, out, _ = run(
+        capsys,
+        "lint",
+        "--vault",
+        str(logseq_vault),
+        "--json",
+        "Fixed [[Flaky CI]]",
+        "see [[Atlas Migratoin]]",
+        "status:: done",
+    )
+    assert code == 0
+    problems = json.loads(out)["problems"]
+    assert [(p["bullet"], p["kind"], p["name"]) for p in problems] == [
+        ("see [[Atlas Migratoin]]", "unknown-page", "Atlas Migratoin"),
+        ("status:: done", "property", None),
+    ]
+    assert problems[0]["suggestions"][0] == "Atlas Migration"
+    assert snapshot(logseq_vault) == before
+    code, out, _ = run(capsys, "lint", "--vault", str(logseq_vault), "Fixed [[Flaky CI]]")
+    assert (code, out) == (0, "no problems: every bullet may be appended\n")
