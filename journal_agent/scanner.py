@@ -12,10 +12,7 @@ Two syntaxes are understood:
   the page's properties. References: ``[[X]]``, ``#X``, ``#[[X]]``, ``[label]([[X]])``,
   ``{{embed [[X]]}}``, ``((uuid))`` and page refs in property values, as mldoc 1.5 (what
   Logseq 0.10 uses) finds them; tests/test_mldoc_conformance.py holds us to mldoc's answers.
-* ``"wiki"`` — Obsidian and plain Markdown: list items (``-``, ``*``, ``+``, ``1.``) and ATX
-  headings are blocks; YAML front matter holds the page properties. References: ``[[X]]``,
-  ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown links to ``X.md``; ``#tag`` is recorded
-  as a tag (Obsidian does not count it as a backlink).
+* ``"wiki"`` — Obsidian and plain Markdown, read by `journal_agent.wiki`.
 
 The scanner never changes text: `Outline.text` is the decoded file, and line numbers index
 ``text.split("\\n")`` so that a writer can insert lines byte-exactly.
@@ -26,95 +23,20 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Literal
-from urllib.parse import unquote
 
-from .errors import UnreadablePage
+from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
+from .outline import TASK_MARKERS as TASK_MARKERS
+from .outline import Block as Block
+from .outline import Builder, close_outline, line_count, preamble, trim_end
+from .outline import Outline as Outline
+from .outline import Ref as Ref
+from .outline import RefKind as RefKind
+from .outline import Syntax as Syntax
+from .outline import decode as decode
+from .wiki import scan_wiki, wiki_refs
 
-Syntax = Literal["logseq", "wiki"]
-RefKind = Literal["link", "tag", "labeled", "embed", "property", "markdown", "block"]
-
-#: Properties whose comma-separated values are each a page reference (Logseq; the graph's
-#: ``:property/separated-by-commas`` adds more).
-COMMA_PROPERTIES = frozenset({"alias", "tags"})
 #: Built-in Logseq properties whose values are never references.
 _NO_REF_PROPERTIES = frozenset({"id", "collapsed", "title", "filters", "public", "icon"})
-TASK_MARKERS = frozenset(
-    {"TODO", "DOING", "DONE", "LATER", "NOW", "WAITING", "WAIT", "CANCELED", "CANCELLED",
-     "STARTED", "IN-PROGRESS"}
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A reference from a block to a page (or to a block, kind ``"block"``)."""
-
-    target: str  # the page name as written, without brackets, label, heading or ``.md``
-    kind: RefKind
-    line: int  # 0-based line of the file where it stands
-
-
-@dataclass(slots=True)
-class Block:
-    """One block of an outline: a bullet, a top-level heading, or the page's leading text."""
-
-    line: int  # first line (0-based)
-    end: int  # one past the last line of this block's own text (children excluded)
-    level: int  # indentation as the outliner counts it: 1 + indent width (mldoc's level)
-    depth: int  # depth in the tree: 0 for a top-level block
-    parent: int  # index of the parent block in `Outline.blocks`, -1 at top level
-    kind: Literal["bullet", "heading", "preamble"]
-    text: str  # the first line after the bullet marker, task marker included
-    marker: str | None = None  # Logseq task marker (TODO, DONE, ...) if any
-    properties: dict[str, str] = field(default_factory=dict)
-    refs: list[Ref] = field(default_factory=list)
-    subtree_end: int = -1  # one past the last line of the block and all its descendants
-
-
-@dataclass(slots=True)
-class Outline:
-    """The scan of one page file."""
-
-    text: str  # decoded text without BOM; ``text.split("\\n")`` are the file's lines
-    blocks: list[Block]
-    page_properties: dict[str, Any]  # Logseq first-block properties or YAML front matter
-    page_refs: list[Ref]  # references made by the page properties
-    bom: bool = False
-    newline: str = "\n"  # the file's line ending: "\n" or "\r\n"
-    final_newline: bool = True
-    indent_unit: str | None = None  # the indentation of the first nested bullet, if any
-    warnings: list[str] = field(default_factory=list)
-
-    def refs(self) -> list[Ref]:
-        """Every reference on the page: page properties first, then blocks in order."""
-        out = list(self.page_refs)
-        for block in self.blocks:
-            out.extend(block.refs)
-        return out
-
-
-# ---------------------------------------------------------------------------------------------
-# decoding
-
-
-def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
-    """Decode a page file's bytes strictly as UTF-8; return ``(text, had_bom)``.
-
-    Raises `UnreadablePage` for binary data (a NUL byte) or bytes that are not UTF-8, because
-    guessing an encoding could make a later write corrupt the person's file.
-    """
-    if b"\x00" in data[:8192]:
-        raise UnreadablePage(f"{where}: binary file (NUL byte), not a text page")
-    bom = data.startswith(b"\xef\xbb\xbf")
-    try:
-        text = data[3 if bom else 0 :].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise UnreadablePage(
-            f"{where}: not UTF-8 text (invalid byte at offset {exc.start + (3 if bom else 0)})"
-        ) from exc
-    return text, bom
-
 
 # ---------------------------------------------------------------------------------------------
 # inline references
@@ -173,14 +95,27 @@ _UNDERSCORE_EM = (
 )
 _TAG = r"(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+))"
 _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc's order
-    ("`", _CODE_SPAN), ("\\", _ESCAPE), ("<", _TOKEN + _HTML), ("$", _LATEX), ("", _TOKEN + _URL),
-    ("{", _TOKEN + _MACRO), ("[", _NESTED), ("#", _TAGREF), ("[", _REF), ("![", _LABELED),
-    ("![", _MDLINK), ("(", _TOKEN + _BLOCK_REF), ("*~^=", _EM), ("_", _UNDERSCORE_EM), ("#", _TAG),
+    ("`", _CODE_SPAN),
+    ("\\", _ESCAPE),
+    ("<", _TOKEN + _HTML),
+    ("$", _LATEX),
+    ("", _TOKEN + _URL),
+    ("{", _TOKEN + _MACRO),
+    ("[", _NESTED),
+    ("#", _TAGREF),
+    ("[", _REF),
+    ("![", _LABELED),
+    ("![", _MDLINK),
+    ("(", _TOKEN + _BLOCK_REF),
+    ("*~^=", _EM),
+    ("_", _UNDERSCORE_EM),
+    ("#", _TAG),
 )
 _LOGSEQ_INLINE = re.compile(
     # A cheap first test of where a construct may start; it halves the scanning time.
     rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{])(?:"
-    + "|".join(pattern for _, pattern in _LOGSEQ_PIECES) + ")"
+    + "|".join(pattern for _, pattern in _LOGSEQ_PIECES)
+    + ")"
 )
 # Without "://" in the text no URL starts (the only construct that starts with a letter or a
 # digit), so a construct can only start where _INLINE_START matches, and there only those that
@@ -198,26 +133,8 @@ _LOGSEQ_IN_EMPHASIS = re.compile(  # all mldoc sees inside emphasis
 # HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
 _BLOCK_HTML = re.compile(_HTML)
 
-# Obsidian and plain Markdown.
-_CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
-_WIKI_INLINE = re.compile(
-    "|".join(
-        [
-            _CODE,
-            r"(?P<esc>\\.)",
-            r"(?P<comment>%%.*?%%|<!--.*?-->)",
-            r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]()]*)",
-            r"(?P<wiki>(?P<bang>!?)\[\[(?P<wtarget>[^\[\]|#^]*)(?P<wsub>[#^][^\[\]|]*)?"
-            r"(?:\|[^\[\]]*)?\]\])",
-            r"(?P<mdlink>(?P<mbang>!?)\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
-            r"\((?:<(?P<mdest_a>[^<>\n]+)>|(?P<mdest>[^()\s]+))(?:\s+\"[^\"]*\")?\))",
-            r"(?P<tag>(?<![\w#&])#(?P<tbody>[^\s!-,.:-@\[-^`{-~]*[^\W\d][^\s!-,.:-@\[-^`{-~]*))",
-        ]
-    )
-)
 
 _PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
-_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
 
 def _inline_matches(text: str) -> Iterable[re.Match[str]]:
@@ -302,43 +219,9 @@ def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
         out.append(Ref(args[2:-2].lower(), "block", lineno))
 
 
-def _wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True) -> None:
-    """Append the references of one line of Obsidian / plain-Markdown text to ``out``."""
-    for m in _WIKI_INLINE.finditer(line):
-        group = m.lastgroup
-        if group == "wiki":
-            target = m.group("wtarget").strip()
-            if target:
-                out.append(Ref(_strip_md(target), "embed" if m.group("bang") else "link", lineno))
-        elif group == "mdlink":
-            dest = m.group("mdest_a") or m.group("mdest") or ""
-            target = _markdown_link_target(dest)
-            if target:
-                out.append(Ref(target, "markdown", lineno))
-        elif group == "tag" and tags:
-            out.append(Ref(m.group("tbody"), "tag", lineno))
-
-
-def _strip_md(target: str) -> str:
-    return target[:-3] if target.lower().endswith(".md") else target
-
-
-def _markdown_link_target(dest: str) -> str | None:
-    """The page a Markdown link ``[t](dest)`` points at, if it is a local ``.md`` file."""
-    if _SCHEME_RE.match(dest):
-        return None
-    path = unquote(dest.split("#", 1)[0])
-    if not path.lower().endswith(".md"):
-        return None
-    while path.startswith("./"):
-        path = path[2:]
-    return path[:-3] or None
-
-
 # ---------------------------------------------------------------------------------------------
 # block structure
 
-_FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # mldoc: may open or close a code fence
 # mldoc: a block line is a '-' bullet, or a line of '#'s then white space (a heading block), at
 # any indentation; a heading's '#'s (on a bullet), a task marker and a priority may follow.
@@ -353,47 +236,6 @@ _BLOCK_LINE = (
 )
 _LOGSEQ_ITEM = re.compile(_BLOCK_LINE, re.M)  # the line at the position is a block line
 _NEXT_LOGSEQ_ITEM = re.compile("\n" + _BLOCK_LINE, re.M)  # the next one ("\n" is quick to find)
-_WIKI_ITEM = re.compile(
-    r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
-)
-
-
-class _Builder:
-    """Turns block lines into blocks with parents (the stack of open levels). A block's subtree
-    ends where the next block at its level or above starts."""
-
-    __slots__ = ("outline", "blocks", "stack")
-
-    def __init__(self, outline: Outline) -> None:
-        self.outline = outline
-        self.blocks = outline.blocks
-        self.stack: list[int] = []  # indexes of open blocks, shallowest first
-
-    def open(self, lineno: int, level: int, indent: str, kind: Literal["bullet", "heading"],
-             text: str, marker: str | None) -> Block:
-        blocks, stack = self.blocks, self.stack
-        while stack and blocks[stack[-1]].level >= level:
-            blocks[stack.pop()].subtree_end = lineno
-        depth = len(stack)
-        if depth == 1 and self.outline.indent_unit is None:
-            self.outline.indent_unit = indent
-        block = Block(lineno, lineno + 1, level, depth, stack[-1] if stack else -1, kind, text,
-                      marker, {}, [])  # (literals are quicker than the default factories)
-        stack.append(len(blocks))
-        blocks.append(block)
-        return block
-
-    def close(self, lineno: int) -> None:
-        """End every open subtree at ``lineno``."""
-        for i in self.stack:
-            self.blocks[i].subtree_end = lineno
-        self.stack.clear()
-
-
-def _preamble(outline: Outline, lineno: int) -> Block:
-    block = Block(lineno, lineno + 1, 0, 0, -1, "preamble", "")
-    outline.blocks.append(block)
-    return block
 
 
 def _after_marker(content: str) -> str:
@@ -401,38 +243,25 @@ def _after_marker(content: str) -> str:
     content = content.lstrip(" \t")
     m = _MARKER_RE.match(content)
     assert m is not None  # every part of the pattern is optional
-    return content[m.end():]
-
-
-def _tail(text: str) -> int:
-    """The number of lines, without the empty one that a final newline leaves."""
-    return text.count("\n") + (not text.endswith("\n"))
-
-
-def _trim_end(end: int, start: int, tail: int) -> int:
-    """Exclude the trailing empty line that a final newline leaves after the last block."""
-    return end - 1 if end > tail and end > start + 1 else end
-
-
-def _close_outline(outline: Outline, builder: _Builder, tail: int) -> Outline:
-    """End the page's leading text where it ends, and every open subtree at ``tail``."""
-    if outline.blocks and outline.blocks[0].kind == "preamble":
-        outline.blocks[0].subtree_end = outline.blocks[0].end
-    builder.close(tail)
-    return outline
+    return content[m.end() :]
 
 
 # ---------------------------------------------------------------------------------------------
 # scanning
 
 
-def scan(text: str, syntax: Syntax, *, comma_properties: frozenset[str] = COMMA_PROPERTIES,
-         bom: bool = False) -> Outline:
+def scan(
+    text: str,
+    syntax: Syntax,
+    *,
+    comma_properties: frozenset[str] = COMMA_PROPERTIES,
+    bom: bool = False,
+) -> Outline:
     """Scan one page's decoded text into an `Outline`."""
     if syntax == "logseq":
         outline = _LogseqScan(text, comma_properties).run()
     else:
-        outline = _scan_wiki(text, _tail(text))
+        outline = scan_wiki(text, line_count(text))
     first = text.find("\n")  # the file's line ending is the first line's
     outline.text = text
     outline.bom = bom
@@ -444,18 +273,27 @@ def scan(text: str, syntax: Syntax, *, comma_properties: frozenset[str] = COMMA_
 _DRAWER = re.compile(r"^:[A-Za-z][\w-]*:[ \t]*$")  # :LOGBOOK: ... :END: (no refs, ends a paragraph)
 
 
-class _LogseqScan(_Builder):
+class _LogseqScan(Builder):
     """One pass over a Logseq page: whether the last block's properties may still follow, an open
     code fence, and the lines of the open paragraph, which mldoc reads as one inline text
     (emphasis and HTML may span its lines). Each block line is found with one regex search; only
     the lines between block lines are looked at one by one."""
 
-    __slots__ = ("text", "tail", "comma_properties", "in_props", "fences", "fence_end", "resume",
-                 "paragraph", "paragraph_start")
+    __slots__ = (
+        "text",
+        "tail",
+        "comma_properties",
+        "in_props",
+        "fences",
+        "fence_end",
+        "resume",
+        "paragraph",
+        "paragraph_start",
+    )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
         super().__init__(Outline("", [], {}, []))
-        self.tail = _tail(text)  # where the open subtrees end, in the file's own lines
+        self.tail = line_count(text)  # where the open subtrees end, in the file's own lines
         if "\r" in text:  # mldoc reads "\r\n" as one line break; line numbers stay
             text = "\n".join(line.removesuffix("\r") for line in text.split("\n"))
         self.text = text
@@ -488,8 +326,14 @@ class _LogseqScan(_Builder):
             if blocks:
                 blocks[-1].end = lineno
             indent, rest, hashes, marker, title = m.groups()
-            block = self.open(lineno, len(indent) + 1, indent, "heading" if hashes else "bullet",
-                              (rest if hashes else rest[1:]).strip(), marker)  # after a '-'
+            block = self.open(
+                lineno,
+                len(indent) + 1,
+                indent,
+                "heading" if hashes else "bullet",
+                (rest if hashes else rest[1:]).strip(),
+                marker,
+            )  # after a '-'
             self.in_props = True
             if not title.startswith(("<", "```", "~~~")):
                 if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
@@ -522,17 +366,23 @@ class _LogseqScan(_Builder):
     def text_line(self, lineno: int, line: str) -> None:
         """A line inside a block (or before the first one): property, fence or paragraph text."""
         if not self.blocks:
-            _preamble(self.outline, lineno)
+            preamble(self.outline, lineno)
         block, body = self.blocks[-1], line.lstrip(" \t")
-        if self.in_props and body and _read_property(
-            body, lineno, block, self.outline, self.comma_properties
+        if (
+            self.in_props
+            and body
+            and _read_property(body, lineno, block, self.outline, self.comma_properties)
         ):
             if self.paragraph:  # the rest of a line after an HTML block ends at a property
                 self.flush()
             return
         self.in_props = False
-        if (body.startswith(("```", "~~~")) and self.open_fence(lineno)
-                or body.startswith(":") and _DRAWER.match(body)):
+        if (
+            body.startswith(("```", "~~~"))
+            and self.open_fence(lineno)
+            or body.startswith(":")
+            and _DRAWER.match(body)
+        ):
             self.flush()
         elif body.startswith("<") and (rest := _after_html(body)) is not None:
             self.flush()
@@ -565,8 +415,8 @@ class _LogseqScan(_Builder):
         """Scan the last paragraph; end the last block, and every open subtree at ``tail``."""
         self.flush()
         last = self.blocks[-1]  # every page has a line, so a block
-        last.end = _trim_end(nlines, last.line, nlines - self.text.endswith("\n"))
-        return _close_outline(self.outline, self, self.tail)
+        last.end = trim_end(nlines, last.line, nlines - self.text.endswith("\n"))
+        return close_outline(self.outline, self, self.tail)
 
 
 def _fence_lines(text: str) -> tuple[list[int], list[int]]:
@@ -586,13 +436,14 @@ def _after_html(text: str) -> str | None:
     """What follows the HTML a line starts with (mldoc reads it as a new paragraph), or None."""
     rest = None
     while (m := _BLOCK_HTML.match(text)) is not None:
-        rest = text[m.end():]
+        rest = text[m.end() :]
         text = rest.lstrip(" \t")
     return rest
 
 
-def _read_property(body: str, lineno: int, block: Block, outline: Outline,
-                   comma_properties: frozenset[str]) -> bool:
+def _read_property(
+    body: str, lineno: int, block: Block, outline: Outline, comma_properties: frozenset[str]
+) -> bool:
     """Record ``key:: value`` on ``block`` (and on the page for the preamble); False if not one."""
     if "::" not in body:
         return False
@@ -634,109 +485,11 @@ def split_property_list(value: str) -> list[str]:
     return names
 
 
-def _scan_wiki(text: str, tail: int) -> Outline:
-    """Blocks and references of an Obsidian / Markdown page; open subtrees end at ``tail``."""
-    lines = text.split("\n")
-    outline = Outline("", [], {}, [])
-    builder = _Builder(outline)
-    current: Block | None = None
-    fence = ""
-    for lineno in range(_front_matter(lines, outline), len(lines)):
-        line = lines[lineno].removesuffix("\r")
-        body = line.lstrip(" \t")
-        if fence:
-            if body.startswith(fence) and not body.strip(fence[0]).strip():
-                fence = ""
-            continue
-        m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
-        if m is not None:
-            current = _wiki_item(builder, lineno, line, m)
-            content = line[m.end():]
-            fence = _wiki_fence(content.lstrip(" \t"))
-            if not fence:
-                _wiki_refs(content, lineno, current.refs)
-            continue
-        if current is None:
-            current = _preamble(outline, lineno)
-        current.end = lineno + 1
-        fence = _wiki_fence(body)
-        if not fence and body:
-            _wiki_refs(line, lineno, current.refs)
-    for block in outline.blocks:
-        block.end = _trim_end(block.end, block.line, tail)
-    return _close_outline(outline, builder, tail)
-
-
-def _wiki_item(builder: _Builder, lineno: int, line: str, m: re.Match[str]) -> Block:
-    """A list item or a heading; a heading starts a new tree. Markdown renderers expand a tab
-    to 4 columns (mldoc counts every tab or space as one level)."""
-    content = line[m.end():].strip()
-    if m.group("h"):
-        builder.close(lineno)
-        return builder.open(lineno, 1, "", "heading", content, None)
-    indent = m.group("indent")
-    return builder.open(lineno, len(indent.expandtabs(4)) + 1, indent, "bullet", content, None)
-
-
-def _wiki_fence(body: str) -> str:
-    m = _FENCE_RE.match(body)
-    if m is None or (m.group("fence")[0] == "`" and "`" in body[m.end():]):
-        return ""
-    return m.group("fence")
-
-
-def _front_matter(lines: list[str], outline: Outline) -> int:
-    """Read YAML front matter into the outline; return the first line after it (0 if none)."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return 0
-    for end in range(1, len(lines)):
-        if lines[end].rstrip("\r") in ("---", "..."):
-            break
-    else:
-        return 0
-    source = "\n".join(line.rstrip("\r") for line in lines[1:end])
-    data = _load_yaml(source, outline)
-    outline.page_properties = data
-    for key, value in data.items():
-        for item in _yaml_strings(value):
-            _wiki_refs(item, 1 + _find_line(lines, str(key), end), outline.page_refs, tags=False)
-    return end + 1
-
-
-def _load_yaml(source: str, outline: Outline) -> dict[str, Any]:
-    import yaml  # lazy: only pages with front matter pay for it
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    try:
-        data = yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        outline.warnings.append(f"front matter is not valid YAML: {str(exc).splitlines()[0]}")
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {str(k): v for k, v in data.items()}
-
-
-def _yaml_strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [v for v in value if isinstance(v, str)]
-    return []
-
-
-def _find_line(lines: list[str], key: str, end: int) -> int:
-    for i in range(1, end):
-        if lines[i].startswith(key + ":"):
-            return i - 1
-    return 0
-
-
 def inline_refs(text: str, syntax: Syntax) -> list[Ref]:
     """The references of one line of text (a bullet about to be written), on line 0."""
     out: list[Ref] = []
     if syntax == "logseq":
         _logseq_refs(_after_marker(text), 0, out)
     else:
-        _wiki_refs(text, 0, out)
+        wiki_refs(text, 0, out)
     return out

@@ -1,0 +1,173 @@
+"""The outline model: what the scanner makes of one page file, shared by both syntaxes.
+
+A page is a list of blocks (line span, level, depth, parent, first line, marker, properties,
+references) plus its page properties. Line numbers index ``Outline.text.split("\\n")``, the
+decoded file, so that a writer can insert lines byte-exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .errors import UnreadablePage
+
+Syntax = Literal["logseq", "wiki"]
+RefKind = Literal["link", "tag", "labeled", "embed", "property", "markdown", "block"]
+
+#: Properties whose comma-separated values are each a page reference (Logseq; the graph's
+#: ``:property/separated-by-commas`` adds more).
+COMMA_PROPERTIES = frozenset({"alias", "tags"})
+TASK_MARKERS = frozenset(
+    {
+        "TODO",
+        "DOING",
+        "DONE",
+        "LATER",
+        "NOW",
+        "WAITING",
+        "WAIT",
+        "CANCELED",
+        "CANCELLED",
+        "STARTED",
+        "IN-PROGRESS",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Ref:
+    """A reference from a block to a page (or to a block, kind ``"block"``)."""
+
+    target: str  # the page name as written, without brackets, label, heading or ``.md``
+    kind: RefKind
+    line: int  # 0-based line of the file where it stands
+
+
+@dataclass(slots=True)
+class Block:
+    """One block of an outline: a bullet, a top-level heading, or the page's leading text."""
+
+    line: int  # first line (0-based)
+    end: int  # one past the last line of this block's own text (children excluded)
+    level: int  # indentation as the outliner counts it: 1 + indent width (mldoc's level)
+    depth: int  # depth in the tree: 0 for a top-level block
+    parent: int  # index of the parent block in `Outline.blocks`, -1 at top level
+    kind: Literal["bullet", "heading", "preamble"]
+    text: str  # the first line after the bullet marker, task marker included
+    marker: str | None = None  # Logseq task marker (TODO, DONE, ...) if any
+    properties: dict[str, str] = field(default_factory=dict)
+    refs: list[Ref] = field(default_factory=list)
+    subtree_end: int = -1  # one past the last line of the block and all its descendants
+
+
+@dataclass(slots=True)
+class Outline:
+    """The scan of one page file."""
+
+    text: str  # decoded text without BOM; ``text.split("\\n")`` are the file's lines
+    blocks: list[Block]
+    page_properties: dict[str, Any]  # Logseq first-block properties or YAML front matter
+    page_refs: list[Ref]  # references made by the page properties
+    bom: bool = False
+    newline: str = "\n"  # the file's line ending: "\n" or "\r\n"
+    final_newline: bool = True
+    indent_unit: str | None = None  # the indentation of the first nested bullet, if any
+    warnings: list[str] = field(default_factory=list)
+
+    def refs(self) -> list[Ref]:
+        """Every reference on the page: page properties first, then blocks in order."""
+        out = list(self.page_refs)
+        for block in self.blocks:
+            out.extend(block.refs)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# decoding
+
+
+def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
+    """Decode a page file's bytes strictly as UTF-8; return ``(text, had_bom)``.
+
+    Raises `UnreadablePage` for binary data (a NUL byte) or bytes that are not UTF-8, because
+    guessing an encoding could make a later write corrupt the person's file.
+    """
+    if b"\x00" in data[:8192]:
+        raise UnreadablePage(f"{where}: binary file (NUL byte), not a text page")
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data[3 if bom else 0 :].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UnreadablePage(
+            f"{where}: not UTF-8 text (invalid byte at offset {exc.start + (3 if bom else 0)})"
+        ) from exc
+    return text, bom
+
+
+# ---------------------------------------------------------------------------------------------
+# block structure, shared by the Logseq and the wiki scanner
+
+
+class Builder:
+    """Turns block lines into blocks with parents (the stack of open levels). A block's subtree
+    ends where the next block at its level or above starts."""
+
+    __slots__ = ("outline", "blocks", "stack")
+
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.blocks = outline.blocks
+        self.stack: list[int] = []  # indexes of open blocks, shallowest first
+
+    def open(
+        self,
+        lineno: int,
+        level: int,
+        indent: str,
+        kind: Literal["bullet", "heading"],
+        text: str,
+        marker: str | None,
+    ) -> Block:
+        blocks, stack = self.blocks, self.stack
+        while stack and blocks[stack[-1]].level >= level:
+            blocks[stack.pop()].subtree_end = lineno
+        depth = len(stack)
+        if depth == 1 and self.outline.indent_unit is None:
+            self.outline.indent_unit = indent
+        block = Block(
+            lineno, lineno + 1, level, depth, stack[-1] if stack else -1, kind, text, marker, {}, []
+        )  # (literals are quicker than the default factories)
+        stack.append(len(blocks))
+        blocks.append(block)
+        return block
+
+    def close(self, lineno: int) -> None:
+        """End every open subtree at ``lineno``."""
+        for i in self.stack:
+            self.blocks[i].subtree_end = lineno
+        self.stack.clear()
+
+
+def preamble(outline: Outline, lineno: int) -> Block:
+    block = Block(lineno, lineno + 1, 0, 0, -1, "preamble", "")
+    outline.blocks.append(block)
+    return block
+
+
+def line_count(text: str) -> int:
+    """The number of lines, without the empty one that a final newline leaves."""
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def trim_end(end: int, start: int, tail: int) -> int:
+    """Exclude the trailing empty line that a final newline leaves after the last block."""
+    return end - 1 if end > tail and end > start + 1 else end
+
+
+def close_outline(outline: Outline, builder: Builder, tail: int) -> Outline:
+    """End the page's leading text where it ends, and every open subtree at ``tail``."""
+    if outline.blocks and outline.blocks[0].kind == "preamble":
+        outline.blocks[0].subtree_end = outline.blocks[0].end
+    builder.close(tail)
+    return outline

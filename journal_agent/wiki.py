@@ -1,0 +1,169 @@
+"""The wiki scanner: Obsidian and plain-Markdown pages → an `Outline`.
+
+List items (``-``, ``*``, ``+``, ``1.``) and ATX headings are blocks; YAML front matter holds the
+page properties. References: ``[[X]]``, ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown
+links to ``X.md``; ``#tag`` is recorded as a tag (Obsidian does not count it as a backlink).
+Fenced code, inline code and ``%%comments%%`` never yield references.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote
+
+from .outline import Block, Builder, Outline, Ref, close_outline, preamble, trim_end
+
+# Obsidian and plain Markdown.
+_CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
+_WIKI_INLINE = re.compile(
+    "|".join(
+        [
+            _CODE,
+            r"(?P<esc>\\.)",
+            r"(?P<comment>%%.*?%%|<!--.*?-->)",
+            r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]()]*)",
+            r"(?P<wiki>(?P<bang>!?)\[\[(?P<wtarget>[^\[\]|#^]*)(?P<wsub>[#^][^\[\]|]*)?"
+            r"(?:\|[^\[\]]*)?\]\])",
+            r"(?P<mdlink>(?P<mbang>!?)\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
+            r"\((?:<(?P<mdest_a>[^<>\n]+)>|(?P<mdest>[^()\s]+))(?:\s+\"[^\"]*\")?\))",
+            r"(?P<tag>(?<![\w#&])#(?P<tbody>[^\s!-,.:-@\[-^`{-~]*[^\W\d][^\s!-,.:-@\[-^`{-~]*))",
+        ]
+    )
+)
+_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
+_WIKI_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
+)
+
+
+def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True) -> None:
+    """Append the references of one line of Obsidian / plain-Markdown text to ``out``."""
+    for m in _WIKI_INLINE.finditer(line):
+        group = m.lastgroup
+        if group == "wiki":
+            target = m.group("wtarget").strip()
+            if target:
+                out.append(Ref(_strip_md(target), "embed" if m.group("bang") else "link", lineno))
+        elif group == "mdlink":
+            dest = m.group("mdest_a") or m.group("mdest") or ""
+            target = _markdown_link_target(dest)
+            if target:
+                out.append(Ref(target, "markdown", lineno))
+        elif group == "tag" and tags:
+            out.append(Ref(m.group("tbody"), "tag", lineno))
+
+
+def _strip_md(target: str) -> str:
+    return target[:-3] if target.lower().endswith(".md") else target
+
+
+def _markdown_link_target(dest: str) -> str | None:
+    """The page a Markdown link ``[t](dest)`` points at, if it is a local ``.md`` file."""
+    if _SCHEME_RE.match(dest):
+        return None
+    path = unquote(dest.split("#", 1)[0])
+    if not path.lower().endswith(".md"):
+        return None
+    while path.startswith("./"):
+        path = path[2:]
+    return path[:-3] or None
+
+
+def scan_wiki(text: str, tail: int) -> Outline:
+    """Blocks and references of an Obsidian / Markdown page; open subtrees end at ``tail``."""
+    lines = text.split("\n")
+    outline = Outline("", [], {}, [])
+    builder = Builder(outline)
+    current: Block | None = None
+    fence = ""
+    for lineno in range(_front_matter(lines, outline), len(lines)):
+        line = lines[lineno].removesuffix("\r")
+        body = line.lstrip(" \t")
+        if fence:
+            if body.startswith(fence) and not body.strip(fence[0]).strip():
+                fence = ""
+            continue
+        m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
+        if m is not None:
+            current = _wiki_item(builder, lineno, line, m)
+            content = line[m.end() :]
+            fence = _wiki_fence(content.lstrip(" \t"))
+            if not fence:
+                wiki_refs(content, lineno, current.refs)
+            continue
+        if current is None:
+            current = preamble(outline, lineno)
+        current.end = lineno + 1
+        fence = _wiki_fence(body)
+        if not fence and body:
+            wiki_refs(line, lineno, current.refs)
+    for block in outline.blocks:
+        block.end = trim_end(block.end, block.line, tail)
+    return close_outline(outline, builder, tail)
+
+
+def _wiki_item(builder: Builder, lineno: int, line: str, m: re.Match[str]) -> Block:
+    """A list item or a heading; a heading starts a new tree. Markdown renderers expand a tab
+    to 4 columns (mldoc counts every tab or space as one level)."""
+    content = line[m.end() :].strip()
+    if m.group("h"):
+        builder.close(lineno)
+        return builder.open(lineno, 1, "", "heading", content, None)
+    indent = m.group("indent")
+    return builder.open(lineno, len(indent.expandtabs(4)) + 1, indent, "bullet", content, None)
+
+
+def _wiki_fence(body: str) -> str:
+    m = _FENCE_RE.match(body)
+    if m is None or (m.group("fence")[0] == "`" and "`" in body[m.end() :]):
+        return ""
+    return m.group("fence")
+
+
+def _front_matter(lines: list[str], outline: Outline) -> int:
+    """Read YAML front matter into the outline; return the first line after it (0 if none)."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return 0
+    for end in range(1, len(lines)):
+        if lines[end].rstrip("\r") in ("---", "..."):
+            break
+    else:
+        return 0
+    source = "\n".join(line.rstrip("\r") for line in lines[1:end])
+    data = _load_yaml(source, outline)
+    outline.page_properties = data
+    for key, value in data.items():
+        for item in _yaml_strings(value):
+            wiki_refs(item, 1 + _find_line(lines, str(key), end), outline.page_refs, tags=False)
+    return end + 1
+
+
+def _load_yaml(source: str, outline: Outline) -> dict[str, Any]:
+    import yaml  # lazy: only pages with front matter pay for it
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(source, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        outline.warnings.append(f"front matter is not valid YAML: {str(exc).splitlines()[0]}")
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items()}
+
+
+def _yaml_strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str)]
+    return []
+
+
+def _find_line(lines: list[str], key: str, end: int) -> int:
+    for i in range(1, end):
+        if lines[i].startswith(key + ":"):
+            return i - 1
+    return 0
