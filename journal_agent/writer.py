@@ -20,16 +20,12 @@ when a human or app writes in between).
 
 from __future__ import annotations
 
-import ctypes
 import datetime as dt
-import errno
 import functools
 import os
 import random
 import re
-import secrets
 import stat
-import sys
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -37,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from .backends import PageLock, clean_stale_temp_files, commit
 from .errors import (
     BadPageName,
     BulletsRefused,
-    LockTimeout,
     UnreadablePage,
     UnsafePage,
     WriteConflict,
@@ -56,9 +52,7 @@ BulletKind = Literal["note", "decision", "resolution"]
 PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
 CAS_ATTEMPTS = 20  # then give up, with the page as we found it
 MAX_ATTEMPTS = 200  # ... but never while our bytes sit on the page without someone's save
-LOCK_TIMEOUT = 10.0  # seconds; Claude Code gives a SessionEnd hook 1.5 s in all, so rarely hit
 _CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
-_TMP_PREFIX = ".journal-agent-"
 
 
 @dataclass(frozen=True)
@@ -246,134 +240,6 @@ def _check_path(vault: Vault, path: Path, rel: str) -> None:
         raise UnsafePage(f"{rel}: its folder resolves to {folder}, outside the vault")
 
 
-@dataclass
-class _Commit:
-    """The outcome of one attempt to put new bytes in place of the ones we planned against."""
-
-    written: bool  # our bytes are now the file
-    found: bytes | None  # what the file held instead of what we expected (None: as expected,
-    # or absent when nothing was written)
-    conflict: bool = False  # the file did not hold what we expected
-
-
-def _commit(path: Path, data: bytes, expected: bytes | None, mode: int) -> _Commit:
-    """Atomically put ``data`` at ``path`` if it holds ``expected`` (None: if it is absent).
-
-    The file is compared with ``expected`` first. Where the kernel can exchange two names
-    atomically (Linux ``renameat2``), the new file is then swapped in and the file it displaced
-    is compared too: a save that a human or an app made between our compare and our swap is
-    swapped straight back (two system calls later) and merged by the next attempt, instead of
-    being lost. Elsewhere: compare, then rename.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f"{_TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        outcome = _put(tmp, path, expected, data)
-    finally:
-        tmp.unlink(missing_ok=True)
-    if outcome.written:
-        _fsync_dir(path.parent)
-    return outcome
-
-
-def _put(tmp: Path, path: Path, expected: bytes | None, data: bytes) -> _Commit:
-    if expected is None:  # a new page: never replace one that appeared meanwhile
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return _Commit(False, _current(path), conflict=True)
-        return _Commit(True, None)
-    current = _current(path)  # compare first: a stale write is never even shown
-    if current != expected:
-        return _Commit(False, current, conflict=True)
-    if _exchange(tmp, path):  # ... and a save landing between compare and swap is not lost
-        displaced = tmp.read_bytes()
-        if displaced == expected:
-            return _Commit(True, None)
-        if _exchange(tmp, path):  # put that save back at once (ours goes back to tmp)
-            back = tmp.read_bytes()
-            if back != data and _exchange(tmp, path):  # yet another save, just now: keep it
-                return _Commit(False, back, conflict=True)
-            return _Commit(False, displaced, conflict=True)
-        return _Commit(True, displaced, conflict=True)
-    os.replace(tmp, path)  # no atomic exchange on this system: a window of microseconds remains
-    return _Commit(True, None)
-
-
-def _exchange(src: Path, dst: Path) -> bool:
-    """Swap two files' names atomically (``renameat2(RENAME_EXCHANGE)``); False if unsupported."""
-    fn = _renameat2()
-    if fn is None:
-        return False
-    if fn(-100, os.fsencode(src), -100, os.fsencode(dst), 2) == 0:  # AT_FDCWD, RENAME_EXCHANGE
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
-        return False  # a kernel or file system without it
-    raise OSError(err, os.strerror(err), str(dst))
-
-
-@functools.cache
-def _renameat2() -> Any:
-    if sys.platform != "linux":
-        return None
-    try:
-        fn = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    fn.restype = ctypes.c_int
-    return fn
-
-
-def _current(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def clean_stale_temp_files(folder: Path, older_than: float = 60.0) -> None:
-    """Remove temporary files a killed writer left behind (they are hidden, but still litter)."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    cutoff = time.time() - older_than
-    for entry in entries:
-        if entry.name.startswith(_TMP_PREFIX) and entry.name.endswith(".tmp"):
-            try:
-                if entry.stat().st_mtime < cutoff or not _pid_alive(entry.name):
-                    os.unlink(entry.path)
-            except OSError:
-                continue
-
-
-def _pid_alive(name: str) -> bool:
-    try:
-        pid = int(name[len(_TMP_PREFIX) :].split("-", 1)[0])
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 # ---------------------------------------------------------------------------------------------
 # the API
 
@@ -413,7 +279,7 @@ def append(
     _check_path(vault, path, rel)
     _read(vault, path, rel)  # refuse an unsafe page before taking a lock (which leaves a file)
     ledger = Ledger.for_vault(vault.root, vault.own_config.get("ledger"))
-    with _lock(ledger, rel):
+    with PageLock(ledger.path.parent, rel):
         clean_stale_temp_files(path.parent)
         _write(vault, path, rel, header, texts, result, ledger, agent, session, day, known)
     return result
@@ -564,7 +430,7 @@ def _write(
         kept, fresh, result.duplicates = _sort(texts, done, placed, page.outline, header)
         if not fresh:
             if expected != page.data:  # our last bytes displaced someone's save: put it back
-                outcome = _commit(path, page.data or b"", expected, page.mode)
+                outcome = commit(path, page.data or b"", expected, page.mode)
                 if outcome.conflict:
                     page, expected = _parse(vault, outcome.found, rel, page.mode), outcome.found
                     continue
@@ -573,7 +439,7 @@ def _write(
         if attempt >= CAS_ATTEMPTS and expected == page.data:  # give up only with a clean page
             break
         data = _new_bytes(vault, page, header, fresh, day, known)
-        outcome = _commit(path, data, expected, page.mode)
+        outcome = commit(path, data, expected, page.mode)
         if not outcome.conflict:
             result.created = page.data is None
             _finish(result, kept + fresh, ledger, rel, agent, session, done)
@@ -654,30 +520,3 @@ def new_page_text(vault: Vault, day: dt.date, index: Callable[[], Index]) -> str
     from .templates import daily_template  # only page creation needs it
 
     return daily_template(vault, day, index)
-
-
-class _lock:
-    """A lock file per journal page in the ledger's folder (outside what outliners index)."""
-
-    def __init__(self, ledger: Ledger, rel: str) -> None:
-        from filelock import FileLock
-
-        name = text_hash(rel)
-        self.path = ledger.path.parent / "locks" / f"{name}.lock"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = FileLock(str(self.path), timeout=LOCK_TIMEOUT)
-        self.rel = rel
-
-    def __enter__(self) -> None:
-        from filelock import Timeout
-
-        try:
-            self.lock.acquire()
-        except Timeout as exc:
-            raise LockTimeout(
-                f"{self.rel}: another journal-agent writer held it for "
-                f"{LOCK_TIMEOUT:.0f} s; nothing was written"
-            ) from exc
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()

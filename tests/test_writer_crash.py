@@ -120,8 +120,8 @@ real["link"] = os.link
 os.open, os.fdopen, os.write, os.fsync, os.replace, os.link = (
     open_, fdopen, write, fsync, replace, link)
 import journal_agent
-import journal_agent.writer as writer
-real_exchange = writer._exchange
+import journal_agent.backends as backends
+real_exchange = backends._exchange
 
 def exchange(src, dst):  # how an existing page is swapped in (Linux renameat2)
     die("before-rename")
@@ -130,7 +130,7 @@ def exchange(src, dst):  # how an existing page is swapped in (Linux renameat2)
         die("after-rename")
     return swapped
 
-writer._exchange = exchange
+backends._exchange = exchange
 journal_agent.append(bullets, vault=vault, agent="claude", date=day, session="killed")
 """
 

@@ -408,14 +408,14 @@ PAUSED_AGENT = r"""
 import os, sys, time
 vault, day, ready, go = sys.argv[1:]
 import journal_agent
-import journal_agent.writer as writer
-real = writer._exchange
+import journal_agent.backends as backends
+real = backends._exchange
 def exchange(src, dst):
     open(ready, "w").close()
     while not os.path.exists(go):
         time.sleep(0.001)
     return real(src, dst)
-writer._exchange = exchange
+backends._exchange = exchange
 journal_agent.append(["Paused note on [[Grafana]]"], vault=vault, agent="claude", date=day)
 """
 
