@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from journal_agent.index import load_index
 from journal_agent.registry import build_registry, page_key
 
 from .conftest import SAMPLE_VAULT
+from .test_mldoc_conformance import run_oracle
 
 AS_OF = "2026-11-29"
 
@@ -347,16 +346,8 @@ def _mldoc_backlinks(root: Path) -> dict[str, set[tuple[str, int]]]:
     registry = build_registry(load_index(vault, use_cache=False))
     rels = sorted(p.relative_to(root).as_posix() for p in (root / "journals").glob("*.md"))
     texts = [(root / rel).read_text(encoding="utf-8-sig") for rel in rels]
-    oracle = Path(__file__).parent / "oracle" / "mldoc_outline.js"
-    out = subprocess.run(
-        ["node", str(oracle)],
-        input=json.dumps({"texts": texts}),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
     found: dict[str, set[tuple[str, int]]] = {}
-    for rel, page in zip(rels, json.loads(out.stdout), strict=True):
+    for rel, page in zip(rels, run_oracle(texts), strict=True):
         for name in page["page_refs"]:  # the pre-block (page properties) starts at line 0
             target = registry.resolve(name)
             if target is not None:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
-import json
 import os
 import random
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ from journal_agent import BulletsRefused, UnsafePage
 from journal_agent.scanner import scan
 
 from .conftest import snapshot
+from .test_mldoc_conformance import run_oracle
 
 DAY = dt.date(2026, 11, 29)
 JOURNAL = "journals/2026_11_29.md"
@@ -417,15 +416,7 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
         (root / JOURNAL).write_text(text.replace("\n\n", "\n"))
         journal_agent.append(bullets, vault=root, agent="claude", date=DAY)
         texts.append((root / JOURNAL).read_text())
-    oracle = Path(__file__).parent / "oracle" / "mldoc_outline.js"
-    out = subprocess.run(
-        ["node", str(oracle)],
-        input=json.dumps({"texts": texts}),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    for text, page in zip(texts, json.loads(out.stdout), strict=True):
+    for text, page in zip(texts, run_oracle(texts), strict=True):
         lines = text.split("\n")
         blocks = page["blocks"]
         owner = max(i for i, b in enumerate(blocks) if lines[b["line"]] == "- claude log")
