@@ -202,7 +202,7 @@ class Query:
 
         A run whose files are unchanged since the last one answers from the cached summary."""
         from . import summary
-        from .index import cache_path, stamp
+        from .index import cache_path, paused_gc, stamp
 
         warnings: list[str] = []
         files = self.vault.page_files(warnings)
@@ -212,9 +212,10 @@ class Query:
         path = str(cache_path(self.vault).with_suffix(".summary"))
         cached = summary.load(path, key) if key else None
         if cached is None:
-            graph = self.graph((files, warnings))
-            warnings = graph.index.warnings
-            cached = summary.Summary.of(graph, key or "")
+            with paused_gc():  # every object built here lives until the answer is printed
+                graph = self.graph((files, warnings))
+                warnings = graph.index.warnings
+                cached = summary.Summary.of(graph, key or "")
             if key:
                 summary.save(path, cached)
         return by_recency(cached.topics(self.as_of, self.days, only)), warnings

@@ -47,23 +47,30 @@ class Summary:
         s = cls(stamp)
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
+        days, sources, lines, resolutions, texts, starts = [], [], [], [], [], [0]
         for topic in graph.topics.values():
             s.titles.append(topic.page.title)
             s.paths.append(topic.page.path)
-            dated = sorted((b for b in topic.backlinks if b.date is not None), key=_order)
+            dated = [b for b in topic.backlinks if b.date is not None]
+            dated.sort(key=_order)
             s.undated.append(len(topic.backlinks) - len(dated))
-            for b in dated:
-                assert b.date is not None
-                s.days.append(b.date.toordinal())
-                s.sources.append(file_ids.setdefault(b.path, len(file_ids)))
-                s.lines.append(b.line)
-                s.resolutions.append(b.resolution)
-                s.texts.append(string_ids.setdefault(b.text, len(string_ids)))
-                if len(file_ids) > len(s.files):
-                    s.files.append((b.path, b.page))
-                if len(string_ids) > len(s.strings):
-                    s.strings.append(b.text)
-            s.starts.append(len(s.days))
+            for day, page, path, line, text, resolution in dated:
+                assert day is not None
+                days.append(day.toordinal())
+                if path not in file_ids:
+                    file_ids[path] = len(s.files)
+                    s.files.append((path, page))
+                sources.append(file_ids[path])
+                lines.append(line)
+                resolutions.append(resolution)
+                if text not in string_ids:
+                    string_ids[text] = len(s.strings)
+                    s.strings.append(text)
+                texts.append(string_ids[text])
+            starts.append(len(days))
+        s.days, s.sources, s.lines = array("i", days), array("i", sources), array("i", lines)
+        s.resolutions, s.texts = array("b", resolutions), array("i", texts)
+        s.starts = array("i", starts)
         return s
 
     def topics(self, as_of: dt.date, days: int, only: str | None = None) -> list[Topic]:
