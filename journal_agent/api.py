@@ -184,12 +184,14 @@ class Query:
             raise Refused(f"--days must be at least 1, not {window}")
         return cls(v, parse_day(as_of), window, use_cache)
 
-    def graph(self, listed: tuple[list[PageFile], list[str]] | None = None) -> Graph:
-        """The backlink graph, from the index (cached per file)."""
+    def graph(
+        self, listed: tuple[list[PageFile], list[str]] | None = None, only: str | None = None
+    ) -> Graph:
+        """The backlink graph, from the index (cached per file); ``only``: of one topic."""
         from .index import load_index
 
         index = load_index(self.vault, use_cache=self.use_cache, progress=True, files=listed)
-        return Graph(index, exclude=self._excluded())
+        return Graph(index, exclude=self._excluded(), only=only)
 
     def _excluded(self) -> frozenset[str]:
         from .registry import page_key
@@ -279,7 +281,7 @@ def status(
 ) -> Topic:
     """One topic's derived status."""
     q = Query.of(vault, as_of, days, use_cache)
-    return derive(q.graph().topic(topic), q.as_of, q.days)
+    return derive(q.graph(only=topic).topic(topic), q.as_of, q.days)
 
 
 @dataclass
@@ -307,7 +309,7 @@ def timeline(
 ) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
     q = Query.of(vault, as_of, days, use_cache)
-    found = derive(q.graph().topic(topic), q.as_of, q.days)
+    found = derive(q.graph(only=topic).topic(topic), q.as_of, q.days)
     return TimelineResult(found, topic_timeline(found, q.as_of))
 
 

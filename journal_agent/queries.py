@@ -81,14 +81,18 @@ class Graph:
         index: Index,
         registry: PageRegistry | None = None,
         exclude: frozenset[str] = frozenset(),
+        only: str | None = None,
     ) -> None:
+        """``only``: collect the backlinks of this one topic (a name), not of every topic."""
         self.index = index
         self.registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
         self.namespaces = index.vault.flavor.syntax == "logseq"
+        wanted = self.registry.resolve(only) if only is not None else None
         for page in self.registry:
-            if page.date is None and page_key(page.title) not in exclude:
-                self.topics.setdefault(page_key(page.title), Topic(page))
+            key = page_key(page.title)
+            if page.date is None and key not in exclude and (only is None or page is wanted):
+                self.topics.setdefault(key, Topic(page))
         with paused_gc():
             self._collect()
 
