@@ -61,3 +61,17 @@ def snapshot(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
     }
+
+
+def journal(vault: Path, day: str) -> Path:
+    """The Logseq journal file of ``day`` (YYYY-MM-DD) in ``vault`` (default file-name format)."""
+    return vault / "journals" / f"{day.replace('-', '_')}.md"
+
+
+def visible_files(vault: Path) -> set[str]:
+    """Every file whose path has no hidden component (what an outliner would index)."""
+    return {
+        p.relative_to(vault).as_posix()
+        for p in vault.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
+    }

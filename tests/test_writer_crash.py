@@ -28,7 +28,7 @@ import journal_agent
 from journal_agent.ledger import Ledger, text_hash
 from journal_agent.scanner import scan
 
-from .conftest import SAMPLE_VAULT, copy_vault
+from .conftest import SAMPLE_VAULT, copy_vault, journal, visible_files
 
 BULLETS = [
     "Crash drill on [[Flaky CI]]: runner killed mid-write",
@@ -136,18 +136,6 @@ journal_agent.append(bullets, vault=vault, agent="claude", date=day, session="ki
 
 BEFORE_RENAME = ["tmp-created", "tmp-partial", "tmp-written", "tmp-fsynced", "before-rename"]
 AFTER_RENAME = ["after-rename", "before-ledger", "ledger-partial", "ledger-written"]
-
-
-def journal(vault: Path, day: str) -> Path:
-    return vault / "journals" / f"{day.replace('-', '_')}.md"
-
-
-def visible_files(vault: Path) -> set[str]:
-    return {
-        p.relative_to(vault).as_posix()
-        for p in vault.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
-    }
 
 
 def temp_files(folder: Path) -> list[str]:

@@ -55,6 +55,8 @@ from journal_agent.errors import LockTimeout, WriteConflict
 from journal_agent.ledger import Ledger, text_hash
 from journal_agent.scanner import scan
 
+from .conftest import journal, visible_files
+
 SPAWN = multiprocessing.get_context("spawn")
 LINKS = ("[[Atlas Migration]]", "[[Flaky CI]]", "[[Grafana]]")
 # (agent, worker): two pairs of workers share an agent name ("claude" already owns a block on
@@ -78,19 +80,6 @@ DEADLINE = 45.0  # seconds; a hung process fails the test instead of hanging the
 
 def bullets(worker: str, k: int) -> list[str]:
     return [f"Note {worker}-{k}-{j} on {LINKS[(k + j) % 3]}" for j in range(PER_APPEND)]
-
-
-def journal(vault: Path, day: str) -> Path:
-    return vault / "journals" / f"{day.replace('-', '_')}.md"
-
-
-def visible_files(vault: Path) -> set[str]:
-    """Every file whose path has no hidden component (what an outliner would index)."""
-    return {
-        p.relative_to(vault).as_posix()
-        for p in vault.rglob("*")
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
-    }
 
 
 def count_lines(text: str, line: str) -> int:
