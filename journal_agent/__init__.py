@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .api import (
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .api import (
         VaultInfo as VaultInfo,
     )
-    from .api import (
+    from .api import (  # noqa: F401
         append as append,
     )
     from .api import (
@@ -59,6 +59,30 @@ if TYPE_CHECKING:
     )
     from .api import (
         topics as topics,
+    )
+    from .backends import (  # noqa: F401
+        Backend as Backend,
+    )
+    from .backends import (
+        FileBackend as FileBackend,
+    )
+    from .backends import (
+        Insertion as Insertion,
+    )
+    from .backends import (
+        JournalPage as JournalPage,
+    )
+    from .backends import (
+        MockBackend as MockBackend,
+    )
+    from .backends import (
+        PageVersion as PageVersion,
+    )
+    from .errors import (  # noqa: F401
+        BadAgentName as BadAgentName,
+    )
+    from .errors import (
+        BadArgument as BadArgument,
     )
     from .errors import (
         BadDateFormat as BadDateFormat,
@@ -91,10 +115,16 @@ if TYPE_CHECKING:
         Refused as Refused,
     )
     from .errors import (
+        StorageError as StorageError,
+    )
+    from .errors import (
         UnreadablePage as UnreadablePage,
     )
     from .errors import (
         UnsafePage as UnsafePage,
+    )
+    from .errors import (
+        UnsafePath as UnsafePath,
     )
     from .errors import (
         VaultError as VaultError,
@@ -108,25 +138,67 @@ if TYPE_CHECKING:
     from .errors import (
         WriteError as WriteError,
     )
-    from .registry import Page as Page
-    from .registry import PageRegistry as PageRegistry
-    from .registry import load_registry as load_registry
-    from .scanner import Block as Block
-    from .scanner import Outline as Outline
-    from .scanner import Ref as Ref
-    from .scanner import scan as scan
-    from .vault import Vault as Vault
-    from .vault import open_vault as open_vault
+    from .guard import (  # noqa: F401
+        Problem as Problem,
+    )
+    from .queries import (  # noqa: F401
+        Backlink as Backlink,
+    )
+    from .queries import (
+        Topic as Topic,
+    )
+    from .registry import (
+        Page as Page,
+    )
+    from .registry import (
+        PageRegistry as PageRegistry,
+    )
+    from .registry import (  # noqa: F401
+        load_registry as load_registry,
+    )
+    from .scanner import (  # noqa: F401
+        Block as Block,
+    )
+    from .scanner import (
+        Outline as Outline,
+    )
+    from .scanner import (
+        Ref as Ref,
+    )
+    from .scanner import (
+        scan as scan,
+    )
+    from .vault import (
+        Vault as Vault,
+    )
+    from .vault import (  # noqa: F401
+        open_vault as open_vault,
+    )
+    from .writer import (  # noqa: F401
+        AppendResult as AppendResult,
+    )
+    from .writer import (
+        Bullet as Bullet,
+    )
 
 _HOMES = {
-    "api": "append info lint LintResult pages PagesResult related RelatedResult stale status "
-    "timeline TimelineResult topics TopicsResult VaultInfo",
-    "errors": "BadDateFormat BadPageName BulletsRefused ConfigError JournalAgentError LockTimeout "
-    "NotAVault PageError PageNotFound Refused UnreadablePage UnsafePage VaultError VaultNotFound "
-    "WriteConflict WriteError",
+    "api": (
+        "append info lint LintResult pages PagesResult related RelatedResult stale status "
+        "timeline TimelineResult topics TopicsResult VaultInfo"
+    ),
+    "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
+    "errors": (
+        "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
+        "JournalAgentError LockTimeout NotAVault PageError PageNotFound Refused "
+        "StorageError UnreadablePage UnsafePage UnsafePath VaultError VaultNotFound "
+        "WriteConflict WriteError"
+    ),
+    "guard": "Problem",
+    "queries": "Backlink Topic",
     "registry": "load_registry Page PageRegistry",
     "scanner": "Block Outline Ref scan",
     "vault": "open_vault Vault",
+    "writer": "AppendResult Bullet",
 }
 _WHERE = {name: module for module, names in _HOMES.items() for name in names.split()}
 

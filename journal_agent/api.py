@@ -1,17 +1,20 @@
 """The Python API: one function per CLI command, returning typed results.
 
-Each takes ``vault=`` as a path (else ``$JOURNAL_AGENT_VAULT``) or an opened `Vault`.
+Each takes ``vault=`` as a path (else ``$JOURNAL_AGENT_VAULT``, else the person's config file) or
+an opened `Vault`. Every error is a `JournalAgentError`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import Refused
+from .errors import BadArgument, UnsafePath, os_error
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
@@ -19,10 +22,12 @@ from .registry import Page, load_registry
 from .vault import PageFile, Vault, open_vault
 
 if TYPE_CHECKING:
+    from .backends.base import Backend
     from .guard import Problem
     from .writer import AppendResult, Bullet, BulletKind
 
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _vault(vault: VaultArg, use_cache: bool = True) -> Vault:
@@ -30,15 +35,18 @@ def _vault(vault: VaultArg, use_cache: bool = True) -> Vault:
 
 
 def parse_day(value: str | dt.date | None) -> dt.date:
-    """A ``YYYY-MM-DD`` argument as a date (None: today's local date)."""
+    """A ``YYYY-MM-DD`` argument as a date (None: today's local date). Only that form: Python
+    also reads ``20261129`` and ``2026-W48-1``, which a person did not mean as a day."""
     if value is None:
         return dt.date.today()
     if isinstance(value, dt.date):
         return value
     try:
+        if not _DAY.fullmatch(value):
+            raise ValueError(value)
         return dt.date.fromisoformat(value)
     except ValueError as exc:
-        raise Refused(f"date {value!r} is not a day in the form YYYY-MM-DD") from exc
+        raise BadArgument(f"date {value!r} is not a day in the form YYYY-MM-DD") from exc
 
 
 @dataclass
@@ -136,21 +144,27 @@ def append(
     kind: BulletKind = "note",
     unlink: bool = False,
     header: str | None = None,
+    wait: float | None = None,
+    backend: Backend | None = None,
 ) -> AppendResult:
     """Append bullets under ``agent``'s owned block on a day's journal page (default today).
 
     Every referenced page must exist (else `BulletsRefused`, nothing written; ``unlink=True``
     writes unknown names as plain text). Bullets the agent already wrote there are skipped and
-    reported in ``duplicates``.
+    reported in ``duplicates``. ``wait`` bounds, in seconds, how long a busy page is waited for
+    (default 1: a session-end hook's budget); ``backend`` chooses where the page is written
+    (default: its file, `backends.FileBackend`).
 
     >>> journal_agent.append(["Fixed the flaky test in [[Flaky CI]]"], vault="~/notes",
     ...                      agent="claude", session="abc123")          # doctest: +SKIP
     """
-    from .writer import Bullet
+    from .writer import DEFAULT_WAIT, Bullet
     from .writer import append as write
 
     items = [bullets] if isinstance(bullets, str) else list(bullets)
     wrapped = [b if isinstance(b, Bullet) else Bullet(b, kind) for b in items]
+    if wait is not None and not 0 <= wait <= 3600:
+        raise BadArgument(f"wait {wait!r} must be between 0 and 3600 seconds")
     return write(
         wrapped,
         vault=_vault(vault),
@@ -159,6 +173,8 @@ def append(
         session=session,
         header=header,
         unlink_unknown=unlink,
+        backend=backend,
+        wait=DEFAULT_WAIT if wait is None else wait,
     )
 
 
@@ -179,9 +195,9 @@ class Query:
         cls, vault: VaultArg, as_of: str | dt.date | None, days: int | None, use_cache: bool
     ) -> Query:
         v = _vault(vault, use_cache)
-        window = days if days is not None else int(v.own_config.get("days", DEFAULT_DAYS))
-        if window < 1:
-            raise Refused(f"--days must be at least 1, not {window}")
+        window = days if days is not None else v.own_config.days or DEFAULT_DAYS
+        if type(window) is not int or not 1 <= window <= 36500:
+            raise BadArgument(f"the window must be 1 to 36500 days, not {window!r}")
         return cls(v, parse_day(as_of), window, use_cache)
 
     def graph(
@@ -196,31 +212,17 @@ class Query:
     def _excluded(self) -> frozenset[str]:
         from .registry import page_key
 
-        return frozenset(page_key(t) for t in self.vault.own_config.get("exclude", []))
+        return frozenset(page_key(t) for t in self.vault.own_config.exclude)
 
     def statuses(self, only: str | None = None) -> tuple[list[Topic], list[str]]:
         """Every topic's status (or only those with status ``only``), most recently mentioned
-        first, and the unreadable pages.
-
-        A run whose files are unchanged since the last one answers from the cached summary."""
+        first, and the unreadable pages (from the cached summary while nothing changed)."""
         from . import summary
-        from .index import cache_path, paused_gc, stamp
 
-        warnings: list[str] = []
-        files = self.vault.page_files(warnings)
-        key = stamp(self.vault, files) if self.use_cache else None
-        if key is not None:
-            key += repr(sorted(self._excluded()))
-        path = str(cache_path(self.vault).with_suffix(".summary"))
-        cached = summary.load(path, key) if key else None
-        if cached is None:
-            with paused_gc():  # every object built here lives until the answer is printed
-                graph = self.graph((files, warnings))
-                warnings = graph.index.warnings
-                cached = summary.Summary.of(graph, key or "")
-            if key:
-                summary.save(path, cached)
-        return by_recency(cached.topics(self.as_of, self.days, only)), warnings
+        found = summary.current(
+            self.vault, use_cache=self.use_cache, exclude=self._excluded(), build=self.graph
+        )
+        return by_recency(found.topics(self.as_of, self.days, only)), found.warnings
 
 
 @dataclass
@@ -279,9 +281,12 @@ def status(
     days: int | None = None,
     use_cache: bool = True,
 ) -> Topic:
-    """One topic's derived status."""
+    """One topic's derived status (its ``warnings``: the pages that could not be read)."""
     q = Query.of(vault, as_of, days, use_cache)
-    return derive(q.graph(only=topic).topic(topic), q.as_of, q.days)
+    graph = q.graph(only=topic)
+    found = derive(graph.topic(topic), q.as_of, q.days)
+    found.warnings = list(graph.index.warnings)
+    return found
 
 
 @dataclass
@@ -290,6 +295,7 @@ class TimelineResult:
 
     topic: Topic
     entries: list[Backlink]
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -297,6 +303,19 @@ class TimelineResult:
             "path": self.topic.page.path,
             "entries": [b.to_json() for b in self.entries],
         }
+
+    def write_html(self, path: str | os.PathLike[str], vault: VaultArg = None) -> Path:
+        """Write the timeline as one self-contained HTML page at ``path``, atomically; a path
+        inside the vault is refused (journal-agent never writes the person's pages)."""
+        target = Path(path).expanduser().absolute()
+        if vault is not None and _inside_vault(target, _vault(vault)):
+            raise UnsafePath(
+                f"{target}: is inside the vault; write the timeline page somewhere else"
+            )
+        from .html import render_timeline
+
+        _write_atomic(target, render_timeline(self).encode("utf-8"))
+        return target
 
 
 def timeline(
@@ -309,8 +328,33 @@ def timeline(
 ) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
     q = Query.of(vault, as_of, days, use_cache)
-    found = derive(q.graph(only=topic).topic(topic), q.as_of, q.days)
-    return TimelineResult(found, topic_timeline(found, q.as_of))
+    graph = q.graph(only=topic)
+    found = derive(graph.topic(topic), q.as_of, q.days)
+    return TimelineResult(found, topic_timeline(found, q.as_of), list(graph.index.warnings))
+
+
+def _inside_vault(target: Path, vault: Vault) -> bool:
+    from .files import inside
+
+    return inside(target, vault.root) or inside(target.parent, vault.root)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Write a file of ours outside the vault: a temporary file beside it, then a rename, so a
+    full disk never leaves a truncated file."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise os_error(exc, target, "write the timeline page") from exc
 
 
 @dataclass
@@ -320,6 +364,7 @@ class RelatedResult:
     topic: Topic | None
     related: list[tuple[Topic, float]]
     clusters: list[list[Topic]]
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
@@ -359,8 +404,10 @@ def related(
     for t in graph.topics.values():
         derive(t, q.as_of, q.days)
     groups = clusters(graph, q.as_of, q.days)
+    warnings = list(graph.index.warnings)
     if topic is None:
-        return RelatedResult(None, [], groups)
+        return RelatedResult(None, [], groups, warnings)
     found = graph.topic(topic)
     mine = [g for g in groups if found in g]
-    return RelatedResult(found, related_topics(graph, found, q.as_of, q.days, limit), mine)
+    near = related_topics(graph, found, q.as_of, q.days, limit)
+    return RelatedResult(found, near, mine, warnings)

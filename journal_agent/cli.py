@@ -1,7 +1,10 @@
 """The ``journal-agent`` command: argument parsing and output formatting, one library call each.
 
-Exit codes (the CLI contract): 0 done, 2 refused (bad input or a guest rule; nothing written),
-1 any other failure; every failure prints one line on stderr.
+Each command is declared once, by the `command` decorator on the function that makes its library
+call: its docstring is its help, and the decorator carries its arguments, its example and its
+text formatter. Exit codes (the CLI contract): 0 done, 2 refused (bad input or settings, or a
+guest rule; nothing written), 1 any other failure, 130 interrupted; every failure prints one line
+on stderr.
 """
 
 from __future__ import annotations
@@ -12,119 +15,66 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
 
 from . import __version__
-from .errors import JournalAgentError
+from .errors import BadArgument, JournalAgentError
 
 PROG = "journal-agent"
 
-COMMANDS: dict[str, tuple[str, str]] = {
-    "append": (
-        "Append bullets under the agent's own block on today's journal page (- reads stdin).",
-        'journal-agent append --agent claude --session "$ID" "Fixed the retry bug in [[Flaky CI]]"',
-    ),
-    "stale": (
-        "List the threads nobody has mentioned for more than --days days (default 21).",
-        "journal-agent stale --vault ~/notes --days 14 --as-of 2026-11-29",
-    ),
-    "status": (
-        "Show one topic's derived status: active, resolved, stale or unmentioned.",
-        'journal-agent status "Atlas Migration" --vault ~/notes --json',
-    ),
-    "topics": (
-        "List every topic with its derived status, most recently mentioned first.",
-        "journal-agent topics --vault ~/notes --json",
-    ),
-    "timeline": (
-        "Show every block that mentions a topic, newest first (--html FILE writes a page).",
-        'journal-agent timeline "Flaky CI" --vault ~/notes --html flaky.html',
-    ),
-    "related": (
-        "Show the topics most co-mentioned with a topic, and the clusters that move together.",
-        'journal-agent related "Atlas Migration" --vault ~/notes',
-    ),
-    "lint": (
-        "Check bullets against the guest rules without writing anything.",
-        'journal-agent lint --vault ~/notes "Fixed [[Flaky CI]]" "see [[Atlas Migratoin]]"',
-    ),
-    "pages": (
-        "List every page an agent may link: title, file and aliases.",
-        "journal-agent pages --vault ~/notes --json",
-    ),
-    "info": (
-        "Show what journal-agent sees in a vault: flavor, journal settings, today's journal page.",
-        "journal-agent info --vault ~/notes --date 2026-11-29",
-    ),
-}
+Text = Callable[[dict[str, Any]], str]
 
 
-def _parser() -> argparse.ArgumentParser:
-    examples = "\n".join(f"  {example}" for _, example in COMMANDS.values())
-    parser = argparse.ArgumentParser(
-        prog=PROG,
-        description="Agent memory that lives in your outliner's journal.",
-        epilog=f"examples:\n{examples}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--vault", metavar="PATH", help="the vault (default: $JOURNAL_AGENT_VAULT)")
-    common.add_argument("--json", action="store_true", help="machine-readable output")
-    for name, (summary, example) in COMMANDS.items():
-        cmd = sub.add_parser(
-            name,
-            parents=[common],
-            help=summary,
-            description=summary,
-            epilog=f"example:\n  {example}",
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        if name == "append":
-            _append_arguments(cmd)
-        if name == "lint":
-            cmd.add_argument("bullets", nargs="+", metavar="BULLET", help="one bullet each")
-        if name in QUERIES:
-            _query_arguments(cmd, name)
-        if name == "info":
-            cmd.add_argument(
-                "--date", metavar="YYYY-MM-DD", help="the day to show (default: today)"
-            )
-    return parser
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a command, as `argparse.ArgumentParser.add_argument` takes it."""
+
+    flags: tuple[str, ...]
+    options: dict[str, Any] = field(default_factory=dict)
 
 
-def _append_arguments(cmd: argparse.ArgumentParser) -> None:
-    cmd.add_argument("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin")
-    cmd.add_argument("--agent", default="agent", help="the agent's name (header: NAME log)")
-    cmd.add_argument("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)")
-    cmd.add_argument("--session", metavar="ID", help="the session id, kept in the ledger")
-    cmd.add_argument(
-        "--kind",
-        choices=("note", "decision", "resolution"),
-        default="note",
-        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
-    )
-    cmd.add_argument(
-        "--unlink",
-        action="store_true",
-        help="write references to unknown pages as plain text instead of refusing",
-    )
+def arg(*flags: str, **options: Any) -> Arg:
+    return Arg(flags, options)
 
 
-QUERIES = ("stale", "status", "topics", "timeline", "related")
+@dataclass(frozen=True)
+class Command:
+    """A command: its library call, text output, arguments and example; help is the docstring."""
+
+    name: str
+    run: Callable[[argparse.Namespace], Any]
+    text: Text
+    args: tuple[Arg, ...]
+    example: str
+
+    @property
+    def help(self) -> str:
+        return (self.run.__doc__ or "").strip().splitlines()[0]
 
 
-def _query_arguments(cmd: argparse.ArgumentParser, name: str) -> None:
-    if name in ("status", "timeline"):
-        cmd.add_argument("topic", metavar="TOPIC", help="a page title or alias")
-    if name == "related":
-        cmd.add_argument("topic", metavar="TOPIC", nargs="?", help="omit to list every cluster")
-    cmd.add_argument("--as-of", metavar="YYYY-MM-DD", help="the day to answer for (default today)")
-    cmd.add_argument("--days", type=int, metavar="N", help="the activity window (default 21)")
-    cmd.add_argument("--no-cache", action="store_true", help="scan every file, ignore the index")
-    if name == "timeline":
-        cmd.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")
+COMMANDS: dict[str, Command] = {}
+
+
+def command(*args: Arg, text: Text, example: str) -> Callable[[Callable[..., Any]], Any]:
+    """Declare a command: the decorated function's name (``_`` for ``-``) is its name."""
+
+    def register(run: Callable[[argparse.Namespace], Any]) -> Callable[..., Any]:
+        name = run.__name__.removeprefix("cmd_").replace("_", "-")
+        COMMANDS[name] = Command(name, run, text, args, example)
+        return run
+
+    return register
+
+
+# -- arguments shared by several commands -------------------------------------------------------
+
+QUERY = (
+    arg("--as-of", metavar="YYYY-MM-DD", help="the day to answer for (default today)"),
+    arg("--days", type=int, metavar="N", help="the activity window (default 21)"),
+    arg("--no-cache", action="store_true", help="scan every file, ignore the index"),
+)
+TOPIC = arg("topic", metavar="TOPIC", help="a page title or alias")
 
 
 def _query(args: argparse.Namespace) -> dict[str, Any]:
@@ -136,99 +86,15 @@ def _query(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def cmd_stale(args: argparse.Namespace) -> Any:
-    from .api import stale
-
-    return stale(**_query(args))
-
-
-def text_stale(result: dict[str, Any]) -> str:
-    rows = [
-        (t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
-        for t in result["threads"]
-    ]
-    head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
-    return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
-
-
-def cmd_status(args: argparse.Namespace) -> Any:
-    from .api import status
-
-    return status(args.topic, **_query(args))
-
-
-def text_status(result: dict[str, Any]) -> str:
-    last = result["last_mentioned"]
-    when = f", last mentioned {last} ({result['days_silent']} days ago)" if last else ""
-    return f"{result['topic']}: {result['status']}{when}, {result['mentions']} mention(s)"
-
-
-def cmd_topics(args: argparse.Namespace) -> Any:
-    from .api import topics
-
-    return topics(**_query(args))
-
-
-def text_topics(result: dict[str, Any]) -> str:
-    rows = [
-        (t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
-        for t in result["topics"]
-    ]
-    return _table(("topic", "status", "last", "mentions"), rows)
-
-
-def cmd_timeline(args: argparse.Namespace) -> Any:
-    from .api import timeline
-
-    result = timeline(args.topic, **_query(args))
-    if args.html:
-        from .html import write_timeline
-
-        write_timeline(result, args.html)
-    return result
-
-
-def text_timeline(result: dict[str, Any]) -> str:
-    lines = [f"{result['topic']} ({result['path'] or 'no file'})"]
-    for e in result["entries"]:
-        mark = "✓" if e["resolution"] else " "
-        lines.append(f"{e['date'] or '          '} {mark} {e['text']}  — {e['page']}")
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     return "\n".join(lines)
 
 
-def cmd_related(args: argparse.Namespace) -> Any:
-    from .api import related
-
-    return related(args.topic, **_query(args))
-
-
-def text_related(result: dict[str, Any]) -> str:
-    lines = []
-    if "related" in result:
-        lines.append(f"co-mentioned with {result['topic']}:")
-        lines += [f"  {r['weight']:6.2f}  {r['topic']} ({r['status']})" for r in result["related"]]
-    for i, group in enumerate(result["clusters"], 1):
-        lines.append(f"cluster {i}: " + ", ".join(t["topic"] for t in group))
-    return "\n".join(lines)
-
-
-def cmd_append(args: argparse.Namespace) -> Any:
-    from .api import append
-
-    bullets = [b for arg in args.bullets for b in (_stdin_lines() if arg == "-" else [arg])]
-    return append(
-        bullets,
-        vault=args.vault,
-        agent=args.agent,
-        date=args.date,
-        session=args.session,
-        kind=args.kind,
-        unlink=args.unlink,
-    )
-
-
-def _stdin_lines() -> list[str]:
-    return [line for line in sys.stdin.read().splitlines() if line.strip()]
+# -- the commands -------------------------------------------------------------------------------
 
 
 def text_append(result: dict[str, Any]) -> str:
@@ -241,25 +107,167 @@ def text_append(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_lint(args: argparse.Namespace) -> Any:
-    from .api import lint
+@command(
+    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    arg("--agent", default="agent", help="the agent's name (header: NAME log)"),
+    arg("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)"),
+    arg("--session", metavar="ID", help="the session id, kept in the ledger"),
+    arg(
+        "--kind",
+        choices=("note", "decision", "resolution"),
+        default="note",
+        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
+    ),
+    arg("--unlink", action="store_true", help="write unknown page names as plain text"),
+    arg("--wait", type=float, metavar="SECONDS", help="how long a busy page is waited for (1)"),
+    text=text_append,
+    example='journal-agent append --agent claude --session "$ID" "Fixed the bug in [[Flaky CI]]"',
+)
+def cmd_append(args: argparse.Namespace) -> Any:
+    """Append bullets under the agent's own block on today's journal page (- reads stdin)."""
+    from .api import append
 
-    return lint(args.bullets, vault=args.vault)
+    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
+    return append(
+        bullets,
+        vault=args.vault,
+        agent=args.agent,
+        date=args.date,
+        session=args.session,
+        kind=args.kind,
+        unlink=args.unlink,
+        wait=args.wait,
+    )
+
+
+def _stdin_lines() -> list[str]:
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # replaced by a text stream (tests, embedding)
+        return [line for line in sys.stdin.read().splitlines() if line.strip()]
+    data = stream.read()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise BadArgument(
+            f"standard input is not UTF-8 text (invalid byte at {exc.start})"
+        ) from exc
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def text_stale(result: dict[str, Any]) -> str:
+    rows = [
+        (t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
+        for t in result["threads"]
+    ]
+    head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
+    return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
+
+
+@command(*QUERY, text=text_stale, example="journal-agent stale --vault ~/notes --days 14")
+def cmd_stale(args: argparse.Namespace) -> Any:
+    """List the threads nobody has mentioned for more than --days days (default 21)."""
+    from .api import stale
+
+    return stale(**_query(args))
+
+
+def text_status(result: dict[str, Any]) -> str:
+    last = result["last_mentioned"]
+    when = f", last mentioned {last} ({result['days_silent']} days ago)" if last else ""
+    return f"{result['topic']}: {result['status']}{when}, {result['mentions']} mention(s)"
+
+
+@command(TOPIC, *QUERY, text=text_status, example='journal-agent status "Atlas Migration" --json')
+def cmd_status(args: argparse.Namespace) -> Any:
+    """Show one topic's derived status: active, resolved, stale or unmentioned."""
+    from .api import status
+
+    return status(args.topic, **_query(args))
+
+
+def text_topics(result: dict[str, Any]) -> str:
+    rows = [
+        (t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
+        for t in result["topics"]
+    ]
+    return _table(("topic", "status", "last", "mentions"), rows)
+
+
+@command(*QUERY, text=text_topics, example="journal-agent topics --vault ~/notes --json")
+def cmd_topics(args: argparse.Namespace) -> Any:
+    """List every topic with its derived status, most recently mentioned first."""
+    from .api import topics
+
+    return topics(**_query(args))
+
+
+def text_timeline(result: dict[str, Any]) -> str:
+    lines = [f"{result['topic']} ({result['path'] or 'no file'})"]
+    for e in result["entries"]:
+        mark = "✓" if e["resolution"] else " "
+        lines.append(f"{e['date'] or '          '} {mark} {e['text']}  — {e['page']}")
+    return "\n".join(lines)
+
+
+@command(
+    TOPIC,
+    *QUERY,
+    arg("--html", metavar="FILE", help="also write a self-contained HTML page (outside the vault)"),
+    text=text_timeline,
+    example='journal-agent timeline "Flaky CI" --vault ~/notes --html flaky.html',
+)
+def cmd_timeline(args: argparse.Namespace) -> Any:
+    """Show every block that mentions a topic, newest first (--html FILE writes a page)."""
+    from .api import timeline
+    from .vault import open_vault
+
+    vault = open_vault(args.vault, use_cache=not args.no_cache)
+    result = timeline(args.topic, **dict(_query(args), vault=vault))
+    if args.html:
+        result.write_html(args.html, vault)
+    return result
+
+
+def text_related(result: dict[str, Any]) -> str:
+    lines = []
+    if "related" in result:
+        lines.append(f"co-mentioned with {result['topic']}:")
+        lines += [f"  {r['weight']:6.2f}  {r['topic']} ({r['status']})" for r in result["related"]]
+    for i, group in enumerate(result["clusters"], 1):
+        lines.append(f"cluster {i}: " + ", ".join(t["topic"] for t in group))
+    return "\n".join(lines)
+
+
+@command(
+    arg("topic", metavar="TOPIC", nargs="?", help="omit to list every cluster"),
+    *QUERY,
+    text=text_related,
+    example='journal-agent related "Atlas Migration" --vault ~/notes',
+)
+def cmd_related(args: argparse.Namespace) -> Any:
+    """Show the topics most co-mentioned with a topic, and the clusters that move together."""
+    from .api import related
+
+    return related(args.topic, **_query(args))
 
 
 def text_lint(result: dict[str, Any]) -> str:
     if not result["problems"]:
         return "no problems: every bullet may be appended"
-    lines = []
-    for p in result["problems"]:
-        lines.append(f"{p['bullet']!r}: {p['message']}")
-    return "\n".join(lines)
+    return "\n".join(f"{p['bullet']!r}: {p['message']}" for p in result["problems"])
 
 
-def cmd_pages(args: argparse.Namespace) -> Any:
-    from .api import pages
+@command(
+    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    text=text_lint,
+    example='journal-agent lint --vault ~/notes "Fixed [[Flaky CI]]" "see [[Atlas Migratoin]]"',
+)
+def cmd_lint(args: argparse.Namespace) -> Any:
+    """Check bullets against the guest rules without writing anything."""
+    from .api import lint
 
-    return pages(vault=args.vault)
+    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
+    return lint(bullets, vault=args.vault)
 
 
 def text_pages(result: dict[str, Any]) -> str:
@@ -267,35 +275,66 @@ def text_pages(result: dict[str, Any]) -> str:
     return _table(("title", "path", "aliases"), rows)
 
 
-def cmd_info(args: argparse.Namespace) -> Any:
-    from .api import info
+@command(text=text_pages, example="journal-agent pages --vault ~/notes --json")
+def cmd_pages(args: argparse.Namespace) -> Any:
+    """List every page an agent may link: title, file and aliases."""
+    from .api import pages
 
-    return info(vault=args.vault, date=args.date)
+    return pages(vault=args.vault)
 
 
 def text_info(result: dict[str, Any]) -> str:
     return "\n".join(f"{key}: {value}" for key, value in result.items())
 
 
-HANDLERS: dict[str, tuple[Callable[[argparse.Namespace], Any], Callable[[dict[str, Any]], str]]] = {
-    "append": (cmd_append, text_append),
-    "stale": (cmd_stale, text_stale),
-    "status": (cmd_status, text_status),
-    "topics": (cmd_topics, text_topics),
-    "timeline": (cmd_timeline, text_timeline),
-    "related": (cmd_related, text_related),
-    "lint": (cmd_lint, text_lint),
-    "pages": (cmd_pages, text_pages),
-    "info": (cmd_info, text_info),
-}
+@command(
+    arg("--date", metavar="YYYY-MM-DD", help="the day to show (default: today)"),
+    text=text_info,
+    example="journal-agent info --vault ~/notes --date 2026-11-29",
+)
+def cmd_info(args: argparse.Namespace) -> Any:
+    """Show what journal-agent sees in a vault: flavor, journal settings, today's journal page."""
+    from .api import info
+
+    return info(vault=args.vault, date=args.date)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    return "\n".join(lines)
+# -- the parser and the run ---------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, like every other failure."""
+
+    def error(self, message: str) -> NoReturn:
+        raise BadArgument(f"{message} (see {self.prog} --help)")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command-line parser, built from `COMMANDS`."""
+    examples = "\n".join(f"  {c.example}" for c in COMMANDS.values())
+    top = _Parser(
+        prog=PROG,
+        description="Agent memory that lives in your outliner's journal.",
+        epilog=f"examples:\n{examples}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = _Parser(add_help=False)
+    common.add_argument("--vault", metavar="PATH", help="the vault (default: $JOURNAL_AGENT_VAULT)")
+    common.add_argument("--json", action="store_true", help="machine-readable output")
+    for cmd in COMMANDS.values():
+        p = sub.add_parser(
+            cmd.name,
+            parents=[common],
+            help=cmd.help,
+            description=cmd.help,
+            epilog=f"example:\n  {cmd.example}",
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        for a in cmd.args:
+            p.add_argument(*a.flags, **a.options)
+    return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -303,28 +342,69 @@ def main(argv: Sequence[str] | None = None) -> int:
     # One command, then exit: cyclic garbage is negligible, and the collector re-walking the
     # hundreds of thousands of objects an index holds costs a tenth of a second at each pause.
     gc.disable()
-    args = _parser().parse_args(argv)
-    run, as_text = HANDLERS[args.command]
+    for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 file name must not end the output
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    json_out = False
     try:
-        result = run(args)
+        args = parser().parse_args(argv)
+        json_out = args.json
+        _check_arguments(argv if argv is not None else sys.argv[1:])
+        result = COMMANDS[args.command].run(args)
+        return _print(result, COMMANDS[args.command].text, json_out)
+    except KeyboardInterrupt:
+        return 130
     except JournalAgentError as exc:
-        if args.json and hasattr(exc, "to_json"):
-            print(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
-        print(f"{PROG}: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except Exception as exc:  # the contract: any other failure is exit 1 with one line
+        if json_out and hasattr(exc, "to_json"):
+            _emit(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
+        return _fail(str(exc), exc.exit_code)
+    except RecursionError:
+        return _fail("a settings or page file is nested too deeply to read", 2)
+    except MemoryError:
+        return _fail("out of memory (is a page or settings file huge?)", 1)
+    except Exception as exc:  # a bug: still one line, exit 1
         if os.environ.get("JOURNAL_AGENT_DEBUG"):
             raise
-        print(f"{PROG}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return _fail(f"internal error (a bug, please report it): {type(exc).__name__}: {exc}", 1)
+
+
+def _check_arguments(argv: Sequence[str]) -> None:
+    """Arguments that are not UTF-8 (bytes the shell passed through) are refused: written into a
+    page they would not be text."""
+    for i, value in enumerate(argv, 1):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise BadArgument(f"argument {i} is not UTF-8 text") from exc
+
+
+def _print(result: Any, text: Text, json_out: bool) -> int:
     data = result.to_json()
-    try:
-        print(json.dumps(data, ensure_ascii=False, indent=2) if args.json else as_text(data))
-    except BrokenPipeError:  # `journal-agent stale | head`: the reader left, not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    out = json.dumps(data, ensure_ascii=False, indent=2) if json_out else text(data)
     for warning in getattr(result, "warnings", []):
-        print(f"{PROG}: warning: {warning}", file=sys.stderr)
+        _fail(f"warning: {warning}", 0)
+    return _emit(out)
+
+
+def _emit(out: str) -> int:
+    """Print the answer; a reader that left (`| head`) is not an error, a full disk is."""
+    try:
+        print(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return _fail(f"cannot write the output: {exc.strerror}", 1)
     return 0
+
+
+def _fail(message: str, code: int) -> int:
+    try:
+        print(f"{PROG}: {message.splitlines()[0] if message else ''}", file=sys.stderr)
+    except OSError:
+        pass
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

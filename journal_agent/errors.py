@@ -1,33 +1,42 @@
 """The one exception hierarchy of journal-agent.
 
-Every error the library raises on purpose is a ``JournalAgentError``; the CLI turns it into a
-one-line message and the contract's exit code (``exit_code``: 2 for a refusal, 1 otherwise)::
+Every error the library raises is a ``JournalAgentError``: foreign errors (``OSError``,
+``UnicodeError``, ``RecursionError``, errors of the libraries we parse with) are translated where
+they enter, chained with ``from``. The CLI prints the message as one line and exits with
+``exit_code``: 2 when the input or the vault's settings must change first (retrying cannot help),
+1 when the environment failed (a busy page, a full disk: a retry may succeed)::
 
     JournalAgentError
-    ├── VaultError                 the vault cannot be opened or understood      (exit 1)
+    ├── VaultError                 the vault cannot be opened or understood      (exit 2)
     │   ├── VaultNotFound          the path does not exist or is not a folder
     │   ├── NotAVault              a folder, but no Logseq/Obsidian/Markdown vault in it
-    │   └── ConfigError            config.edn / daily-notes.json / plugin settings are malformed
+    │   └── ConfigError            a settings file is malformed or holds an unusable value
+    │       └── BadDateFormat      a journal date format that is unusable or leaves the vault
     ├── PageError                  one page file cannot be read                  (exit 1)
-    │   └── UnreadablePage         not UTF-8 text, binary, or an I/O error
+    │   └── UnreadablePage         not UTF-8 text, binary, too large, or an I/O error
+    ├── StorageError               a file or folder could not be read or written (exit 1)
     ├── WriteError                 a write could not be done safely; nothing written (exit 1)
     │   ├── LockTimeout            another writer held the journal page too long
     │   └── WriteConflict          the page kept changing under us (a human or app editing it)
     └── Refused                    bad input or a guest rule; nothing written    (exit 2)
-        ├── BadDateFormat          a journal date format that is unusable or leaves the vault
+        ├── BadArgument            an argument that is not what the call accepts
         ├── BadPageName            a page name that cannot be stored as a file
+        ├── BadAgentName           an agent name that cannot head an owned block
         ├── PageNotFound           a topic that is not a page of the vault
         ├── BulletsRefused         a bullet breaks a bullet rule or names an unknown page
-        └── UnsafePage             the journal page cannot be written without risk to it
+        ├── UnsafePage             the journal page cannot be written without risk to it
+        └── UnsafePath             a path journal-agent would write leaves the vault
 """
 
 from __future__ import annotations
 
+import errno
+import os
 from typing import Any
 
 
 class JournalAgentError(Exception):
-    """Base of every error journal-agent raises on purpose."""
+    """Base of every error journal-agent raises."""
 
     exit_code = 1
 
@@ -35,17 +44,23 @@ class JournalAgentError(Exception):
 class VaultError(JournalAgentError):
     """The vault cannot be opened or understood."""
 
+    exit_code = 2
+
 
 class VaultNotFound(VaultError):
     """The vault path does not exist or is not a folder."""
 
 
 class NotAVault(VaultError):
-    """The folder holds no Logseq graph, Obsidian vault or Markdown notes."""
+    """The folder holds no Logseq graph, Obsidian vault or declared Markdown journal."""
 
 
 class ConfigError(VaultError):
     """A settings file of the vault is malformed or holds an unusable value."""
+
+
+class BadDateFormat(ConfigError):
+    """A journal date format is unusable, or would put journal files outside the vault."""
 
 
 class PageError(JournalAgentError):
@@ -53,7 +68,15 @@ class PageError(JournalAgentError):
 
 
 class UnreadablePage(PageError):
-    """A page file is not UTF-8 text (binary, another encoding) or cannot be read."""
+    """A page file is not UTF-8 text (binary, another encoding), too large, or unreadable."""
+
+
+class StorageError(JournalAgentError):
+    """A file or folder could not be read or written (the operating system said why)."""
+
+    def __init__(self, message: str, errno_: int | None = None) -> None:
+        super().__init__(message)
+        self.errno = errno_
 
 
 class WriteError(JournalAgentError):
@@ -61,7 +84,7 @@ class WriteError(JournalAgentError):
 
 
 class LockTimeout(WriteError):
-    """Another writer held the journal page's lock for too long."""
+    """Another writer held the journal page's lock for longer than we were allowed to wait."""
 
 
 class WriteConflict(WriteError):
@@ -74,12 +97,16 @@ class Refused(JournalAgentError):
     exit_code = 2
 
 
-class BadDateFormat(Refused):
-    """A journal date format is unusable, or would put journal files outside the vault."""
+class BadArgument(Refused):
+    """An argument is not one the call accepts (a date, a kind, a window, a path)."""
 
 
 class BadPageName(Refused):
     """A page name cannot be stored as a file of this vault."""
+
+
+class BadAgentName(Refused):
+    """An agent name (the owned block's header) would mint a page or change the outline."""
 
 
 class PageNotFound(Refused):
@@ -110,4 +137,50 @@ class BulletsRefused(Refused):
 
 class UnsafePage(Refused):
     """The journal page cannot be written without risk: conflict markers, not UTF-8 text, a
-    symbolic link, or a path outside the vault."""
+    symbolic link, hard links, read-only, another owner, too large, or not a regular file."""
+
+
+class UnsafePath(Refused):
+    """A file or folder journal-agent would write is a symbolic link, not a regular file, or
+    lies outside the vault."""
+
+
+# ---------------------------------------------------------------------------------------------
+# translation of foreign errors
+
+#: What to tell the person, by errno: the condition in words, and what to do about it.
+_OS_REASONS: dict[int, str] = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EEXIST: "a file is in the way",
+    errno.ENOTDIR: "a file is in the way where a folder should be",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ELOOP: "a symbolic link loop (or a link where none is allowed)",
+    errno.ENOENT: "no such file or folder",
+    errno.ENAMETOOLONG: "the name is too long",
+    errno.EIO: "an input/output error (a failing disk or a lost network share)",
+    errno.EMFILE: "too many open files",
+    errno.ENFILE: "too many open files",
+    errno.EBUSY: "it is busy",
+    errno.ETXTBSY: "it is busy",
+    errno.ENXIO: "it is not a regular file (a FIFO or a device)",
+}
+
+
+def os_error(exc: OSError, path: str | os.PathLike[str], action: str) -> StorageError:
+    """A `StorageError` for ``exc``, saying what we were doing to which file and why it failed:
+    ``cannot create .journal-agent/locks: a file is in the way``."""
+    code = exc.errno
+    reason = _OS_REASONS.get(code or 0) or exc.strerror or type(exc).__name__
+    return StorageError(f"cannot {action} {os.fspath(path)}: {reason}", code)
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` cut for a one-line message: a refusal never echoes a megabyte back."""
+    flat = text.replace("\n", "\\n").replace("\r", "\\r")
+    if len(flat) <= limit:
+        return flat
+    return f"{flat[:limit]}… ({len(text)} characters)"

@@ -5,9 +5,14 @@ vault's own configuration files (`read_settings`), turn a file name into a page 
 and which syntax the outline scanner must use. Everything else (dates ↔ journal files, the page
 registry) is shared code in `vault` driven by the `Settings` a flavor returns.
 
-To add a flavor: subclass `Flavor`, set ``name`` and ``syntax``, implement ``detect`` and
-``read_settings`` (and ``title_of`` if file names encode titles), and put it in
-`DEFAULT_FLAVORS` before the catch-all `MarkdownFlavor`.
+The rules that differ in how backlinks are read live here too, as class attributes: which
+reference kinds are backlinks (an Obsidian ``#tag`` is not), whether a namespace ``A/B`` also
+mentions ``A``, whether a bare alias resolves, whether a page exists by being referenced, and
+which page properties name the page and its aliases.
+
+To add a flavor: subclass `Flavor`, set ``name``, ``syntax`` and the rule attributes, implement
+``detect`` and ``read_settings`` (and ``title_of`` if file names encode titles), and put it in
+`DEFAULT_FLAVORS` before `MarkdownFlavor`.
 """
 
 from __future__ import annotations
@@ -24,11 +29,12 @@ from urllib.parse import quote, unquote
 
 from .dates import Dialect
 from .errors import BadPageName, ConfigError
-from .scanner import COMMA_PROPERTIES, Syntax
+from .files import read_text
+from .ownconfig import OWN_CONFIG, OwnConfig
+from .scanner import COMMA_PROPERTIES, Syntax, split_property_list
 
-#: Vault-level settings of journal-agent itself (read, never written): plain-Markdown journal
-#: folder and format, and overrides for any flavor.
-OWN_CONFIG = ".journal-agent.toml"
+#: Reference kinds that are page references (a block ref is not).
+PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,7 @@ class Settings:
     comma_properties: frozenset[str] = COMMA_PROPERTIES
     extensions: tuple[str, ...] = (".md", ".markdown")
     old_file_formats: tuple[str, ...] = ()  # earlier journal file patterns still to recognise
+    new_page_extension: str = ".md"  # what a new journal page is written as (Logseq: Org or md)
 
 
 class Flavor:
@@ -54,15 +61,36 @@ class Flavor:
 
     name: ClassVar[str]
     syntax: ClassVar[Syntax]
+    #: Reference kinds that show in the page's backlinks.
+    backlink_kinds: ClassVar[frozenset[str]] = PAGE_REF_KINDS - {"tag"}
+    #: A reference to ``A/B`` also mentions the namespace parent ``A`` (Logseq).
+    namespaces: ClassVar[bool] = False
+    #: A bare ``[[Alias]]`` resolves to the aliased page (Logseq; in Obsidian it does not).
+    aliases_resolve: ClassVar[bool] = False
+    #: A page exists as soon as it is referenced, file or not (Logseq's database).
+    pages_by_reference: ClassVar[bool] = False
 
     def detect(self, root: Path) -> bool:
         """True if ``root`` is a vault of this flavor."""
         raise NotImplementedError
 
-    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
-        """Read and validate this vault's settings (``own``: the parsed .journal-agent.toml;
+    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
+        """Read and validate this vault's settings (``own``: its .journal-agent.toml;
         ``use_cache``: settings that are slow to parse may come from the cache)."""
         raise NotImplementedError
+
+    def aliases_of(self, props: dict[str, Any]) -> list[str]:
+        """A page's aliases from its properties (YAML ``aliases:``, a list or a string)."""
+        value = props.get("aliases", props.get("alias"))
+        if isinstance(value, str):
+            return [a.strip() for a in value.split(",") if a.strip()]
+        if isinstance(value, list):
+            return [str(a).strip() for a in value if a is not None and str(a).strip()]
+        return []
+
+    def title_from_properties(self, props: dict[str, Any]) -> str | None:
+        """The title a page's own properties give it, overriding its file name (or None)."""
+        return None
 
     def title_of(self, stem: str, settings: Settings) -> str:
         """The page title a file with this name (no folder, no extension) has."""
@@ -88,6 +116,10 @@ class LogseqFlavor(Flavor):
 
     name = "logseq"
     syntax = "logseq"
+    backlink_kinds = PAGE_REF_KINDS
+    namespaces = True
+    aliases_resolve = True
+    pages_by_reference = True
     INDENTS: ClassVar[dict[str, str]] = {
         "tab": "\t",
         "two-spaces": "  ",
@@ -98,31 +130,42 @@ class LogseqFlavor(Flavor):
     def detect(self, root: Path) -> bool:
         return (root / "logseq" / "config.edn").is_file()
 
-    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
+    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
         config = read_edn_config(root / "logseq" / "config.edn", use_cache)
-        title_format = config.get("journal/page-title-format") or config.get("date-formatter")
-        indent = str(config.get("export/bullet-indentation", "tab"))
-        if indent not in self.INDENTS:
-            raise ConfigError(
-                f"logseq/config.edn: :export/bullet-indentation {indent!r} is not one of "
-                f"{', '.join(':' + k for k in self.INDENTS)}"
-            )
+        title = _string(config, "journal/page-title-format", "")
+        title = title or _string(config, "date-formatter", "MMM do, yyyy")
+        indent = _choice(config, "export/bullet-indentation", "tab", tuple(self.INDENTS))
         templates = config.get("default-templates") or {}
+        if not isinstance(templates, dict):
+            raise ConfigError(
+                f"logseq/config.edn: :default-templates must be a map, not {templates!r}"
+            )
         return Settings(
             journal_dir=_folder(config, "journals-directory", "journals"),
             pages_dir=_folder(config, "pages-directory", "pages"),
             journal_file_format=_string(config, "journal/file-name-format", "yyyy_MM_dd"),
-            journal_title_format=str(title_format or "MMM do, yyyy"),
+            journal_title_format=title,
             date_dialect="logseq",
-            file_name_format=str(config.get("file/name-format") or "legacy"),
-            hidden=tuple(str(h) for h in config.get("hidden") or ()),
+            file_name_format=_choice(
+                config, "file/name-format", "legacy", ("legacy", "triple-lowbar")
+            ),
+            hidden=_strings(config, "hidden"),
             indent=self.INDENTS[indent],
-            template=str(templates.get("journals") or "") or None,
+            template=_string(templates, "journals", "") or None,
             comma_properties=COMMA_PROPERTIES
-            | {str(k) for k in config.get("property/separated-by-commas") or ()},
+            | set(_strings(config, "property/separated-by-commas")),
             extensions=(".md", ".markdown", ".org"),
             old_file_formats=("yyyy_MM_dd", "yyyy-MM-dd", "yyyyMMdd", "yyyy_M_d"),
+            new_page_extension=".org"
+            if _choice(config, "preferred-format", "markdown", ("markdown", "org")) == "org"
+            else ".md",
         )
+
+    def aliases_of(self, props: dict[str, Any]) -> list[str]:
+        return split_property_list(str(props.get("alias", "")))
+
+    def title_from_properties(self, props: dict[str, Any]) -> str | None:
+        return str(props.get("title") or "").strip() or None
 
     def title_of(self, stem: str, settings: Settings) -> str:
         if settings.file_name_format == "triple-lowbar":
@@ -179,26 +222,26 @@ def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
     key = (os.path.realpath(path), str(st.st_mtime_ns), str(st.st_size), str(st.st_ino))
     cached = cache_file("config", *key, suffix=".json")
     try:
-        result: dict[str, Any] = json.loads(cached.read_bytes())
-        return result
-    except (OSError, ValueError):
-        pass
+        result = json.loads(cached.read_bytes())
+        if isinstance(result, dict):
+            return result
+    except (OSError, ValueError, RecursionError):
+        pass  # missing, or not ours: parse again
     result = _parse_edn(path)
     write_atomic(cached, json.dumps(result).encode())
     return result
 
 
 def _parse_edn(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
+    text = read_text(path, "Logseq config", ConfigError)
+    if text is None:
+        raise ConfigError(f"{path}: missing")
     import edn_format  # lazy: 80 ms to import, and only Logseq vaults need it
 
     try:
         data = edn_format.loads(text)
-    except Exception as exc:  # edn_format raises several unrelated types
-        raise ConfigError(f"{path}: not valid EDN: {exc}") from exc
+    except Exception as exc:  # edn_format raises several unrelated types, RecursionError too
+        raise ConfigError(f"{path}: not valid EDN: {str(exc).splitlines()[0][:200]}") from exc
     if not isinstance(data, Mapping):
         raise ConfigError(f"{path}: expected a map {{...}} at the top, found {type(data).__name__}")
     return {_plain(k): _to_python(v) for k, v in data.items()}
@@ -222,11 +265,28 @@ def _to_python(value: Any) -> Any:
 
 def _string(config: dict[str, Any], key: str, default: str) -> str:
     value = config.get(key, default)
-    if value is None:
+    if value is None or value == "":
         return default
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"logseq/config.edn: :{key} must be a non-empty string, not {value!r}")
     return value
+
+
+def _choice(config: dict[str, Any], key: str, default: str, allowed: tuple[str, ...]) -> str:
+    """A keyword (or string) setting, one of ``allowed`` (case-insensitive)."""
+    value = config.get(key, default)
+    text = str(value).lower() if isinstance(value, str) else None
+    if text not in allowed:
+        shown = ", ".join(f":{a}" for a in allowed)
+        raise ConfigError(f"logseq/config.edn: :{key} {value!r} is not one of {shown}")
+    return text
+
+
+def _strings(config: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = config.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"logseq/config.edn: :{key} must be a list of strings, not {value!r}")
+    return tuple(value)
 
 
 def _folder(config: dict[str, Any], key: str, default: str) -> str:
@@ -258,37 +318,49 @@ class ObsidianFlavor(Flavor):
     def detect(self, root: Path) -> bool:
         return (root / self.CONFIG_DIR).is_dir()
 
-    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
+    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
         config = root / self.CONFIG_DIR
         daily = _read_json(config / "daily-notes.json")
         periodic = _periodic_daily(config)
         if periodic is not None:
             daily = periodic
         app = _read_json(config / "app.json")
-        indent = "\t" if app.get("useTab", True) else " " * int(app.get("tabSize", 4) or 4)
         return Settings(
             journal_dir=safe_folder(_json_str(daily, "folder", ""), "daily notes folder"),
             journal_file_format=_json_str(daily, "format", "") or "YYYY-MM-DD",
             date_dialect="moment",
-            hidden=tuple(str(x) for x in app.get("userIgnoreFilters") or ()),
-            indent=indent,
+            hidden=_json_strings(app, "userIgnoreFilters", config / "app.json"),
+            indent=_obsidian_indent(app, config / "app.json"),
             template=_json_str(daily, "template", "") or None,
         )
 
 
+def _obsidian_indent(app: dict[str, Any], path: Path) -> str:
+    """One indentation level as Obsidian writes it: a tab, or ``tabSize`` spaces."""
+    use_tab = app.get("useTab", True)
+    if not isinstance(use_tab, bool):
+        raise ConfigError(f"{path}: useTab must be true or false, not {use_tab!r}")
+    size = app.get("tabSize", 4)
+    if type(size) is not int or not 1 <= size <= 16:
+        raise ConfigError(f"{path}: tabSize must be a whole number from 1 to 16, not {size!r}")
+    return "\t" if use_tab else " " * size
+
+
+def _json_strings(data: dict[str, Any], key: str, path: Path) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{path}: {key} must be a list of strings, not {value!r}")
+    return tuple(value)
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     """A settings JSON file as a dict; missing means defaults, malformed is an error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    if not text.strip():
+    text = read_text(path, "settings file", ConfigError)
+    if text is None or not text.strip():
         return {}
     try:
         data = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:
         raise ConfigError(f"{path}: not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
@@ -306,10 +378,11 @@ def _json_str(data: dict[str, Any], key: str, default: str) -> str:
 
 def _periodic_daily(config: Path) -> dict[str, Any] | None:
     """The Periodic Notes plugin's daily settings, when that plugin is enabled and owns dailies."""
-    plugins = config / "community-plugins.json"
     try:
-        enabled = json.loads(plugins.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        enabled = json.loads(
+            read_text(config / "community-plugins.json", "plugins", ConfigError) or ""
+        )
+    except (ConfigError, ValueError, RecursionError):
         return None
     if not isinstance(enabled, list) or "periodic-notes" not in enabled:
         return None
@@ -325,42 +398,23 @@ def _periodic_daily(config: Path) -> dict[str, Any] | None:
 
 
 class MarkdownFlavor(Flavor):
-    """Any folder of Markdown notes; journals in ``journals/YYYY-MM-DD.md`` unless configured."""
+    """A folder of Markdown notes the person declared (a ``.journal-agent.toml``) or that
+    already keeps a journal (a ``journals/`` folder); journals ``journals/YYYY-MM-DD.md`` unless
+    configured. Any other folder of Markdown files (a code project's docs) is not a vault."""
 
     name = "markdown"
     syntax = "wiki"
 
     def detect(self, root: Path) -> bool:
-        if (root / OWN_CONFIG).is_file():
-            return True
-        try:
-            return any(p.suffix.lower() in (".md", ".markdown") for p in _shallow_files(root))
-        except OSError:
-            return False
+        return (root / OWN_CONFIG).is_file() or (root / "journals").is_dir()
 
-    def read_settings(self, root: Path, own: dict[str, Any], use_cache: bool = True) -> Settings:
-        journal = own.get("journal", {})
-        if not isinstance(journal, dict):
-            raise ConfigError(f"{OWN_CONFIG}: [journal] must be a table")
+    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
         return Settings(
-            journal_dir=safe_folder(str(journal.get("folder", "journals")), f"{OWN_CONFIG} folder"),
-            journal_file_format=str(journal.get("format", "YYYY-MM-DD")),
+            journal_dir=safe_folder(own.journal_folder or "journals", f"{OWN_CONFIG} folder"),
+            journal_file_format=own.journal_format or "YYYY-MM-DD",
             date_dialect="moment",
-            indent=str(journal.get("indent", "  ")),
+            indent=own.indent or "  ",
         )
-
-
-def _shallow_files(root: Path) -> list[Path]:
-    """Files of the root and its direct subfolders (enough to tell a notes folder)."""
-    out: list[Path] = []
-    for entry in os.scandir(root):
-        if entry.name.startswith("."):
-            continue
-        if entry.is_file():
-            out.append(Path(entry.path))
-        elif entry.is_dir():
-            out.extend(Path(e.path) for e in os.scandir(entry.path) if e.is_file())
-    return out
 
 
 DEFAULT_FLAVORS: tuple[Flavor, ...] = (LogseqFlavor(), ObsidianFlavor(), MarkdownFlavor())

@@ -184,3 +184,31 @@ def unlink(bullet: str, unknown: set[str], syntax: Syntax) -> str:
         return m.group(2) if m.group(3) is not None and m.group(2) else name
 
     return _LOGSEQ_LINK.sub(plain, bullet)
+
+
+MAX_HEADER = 100
+
+
+def check_header(header: str, syntax: Syntax) -> None:
+    """Refuse an owned-block header that would mint a page or change the outline: the header
+    is a bullet we write, and it holds no link, tag, property or structure (guest rule 1)."""
+    from .errors import BadAgentName, short
+
+    shown = short(header)
+    if not header.strip():
+        raise BadAgentName("the agent name is empty")
+    bad = sorted({f"U+{ord(c):04X}" for c in header if unicodedata.category(c) in ("Cc", "Cf")})
+    if bad:
+        raise BadAgentName(
+            f"agent name {shown!r} holds line breaks, control or direction characters "
+            f"({', '.join(bad)})"
+        )
+    if len(header) > MAX_HEADER:
+        raise BadAgentName(f"agent name {shown!r} is longer than {MAX_HEADER} characters")
+    if _STRUCTURE.match(header.strip()) or "::" in header:
+        raise BadAgentName(f"agent name {shown!r} would start a list, heading, quote or property")
+    if inline_refs(header, syntax) or any(c in header for c in "#[]()"):
+        raise BadAgentName(
+            f"agent name {shown!r} holds a link, tag or reference; the owned block's header "
+            "links nothing (use letters, digits, spaces, '-', '_' or '.')"
+        )

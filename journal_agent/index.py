@@ -7,14 +7,12 @@ its file's modification time, size and inode are unchanged, new and deleted file
 and a cache written for other settings, another version, or a corrupt file is silently rebuilt.
 Two processes refreshing at once each write a complete cache (atomic rename): the last one wins.
 
-A *mention* is a block that references a page, directly or through an ancestor block (Logseq's
-path-refs: a ``DONE`` child under a bullet about ``[[X]]`` is part of X's linked references).
+What a file's facts are is `facts`' business; this module only decides when they are reused.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import gc
 import hashlib
 import os
@@ -24,91 +22,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
-from .scanner import Block, Outline
+from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
 from .vault import PageFile, Vault
 
-CACHE_FORMAT = 1  # bump when PageFacts or the scan rules change
-RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
-RESOLUTION_PREFIXES = ("Resolved:", "[x]", "[X]")
-_PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
-_WIKI_REF_KINDS = _PAGE_REF_KINDS - {"tag"}  # an Obsidian #tag is a tag, not a backlink
-
-
-#: One block of a page that references a page name: (the name as written, the block's first
-#: line number, whether the block is a resolution, the block's first line). A plain tuple, not a
-#: NamedTuple: a warm run unpickles every mention of the vault, and plain tuples load 3x faster.
-Mention = tuple[str, int, bool, str]
-
-
-class PageFacts(NamedTuple):
-    """What one page file contributes to the vault's registry and backlink graph."""
-
-    title: str  # file-name title, or ``title::``, or the journal title
-    date: dt.date | None  # the day, for a journal page
-    aliases: tuple[str, ...]
-    superseded_by: str | None
-    block_ids: tuple[str, ...]
-    templates: tuple[str, ...]  # names of Logseq templates defined on the page
-    mentions: tuple[Mention, ...]
-
-
-def is_resolution(block: Block) -> bool:
-    """A block that closes a thread: a DONE/CANCELED task, a checked box, or "Resolved:"."""
-    if block.marker in RESOLUTION_MARKERS:
-        return True
-    return block.text.startswith(RESOLUTION_PREFIXES)
-
-
-def page_facts(vault: Vault, rel: str, outline: Outline) -> PageFacts:
-    """Reduce a scanned page to the facts the registry and the queries need."""
-    props = outline.page_properties
-    wiki = vault.flavor.syntax == "wiki"
-    title, day = vault.describe(rel)
-    if not wiki and not day:
-        title = str(props.get("title") or "").strip() or title
-    from .registry import aliases_of, tombstone_of  # the registry's rules for properties
-
-    ids = tuple(b.properties["id"].strip().lower() for b in outline.blocks if "id" in b.properties)
-    templates = tuple(
-        b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
-    )
-    return PageFacts(
-        title,
-        day,
-        tuple(aliases_of(props, wiki)),
-        tombstone_of(props),
-        ids,
-        templates,
-        tuple(_mentions(outline, _WIKI_REF_KINDS if wiki else _PAGE_REF_KINDS)),
-    )
-
-
-def _mentions(outline: Outline, kinds: frozenset[str]) -> list[Mention]:
-    """Every (block, page name) pair, a block inheriting the names its ancestors reference."""
-    # Page properties are the page's first block (Logseq's pre-block), which starts at line 0.
-    lines = outline.text.split("\n") if outline.page_refs else []
-    out = [
-        (r.target, 0, False, lines[r.line].strip()) for r in outline.page_refs if r.kind in kinds
-    ]
-    path_refs: list[tuple[str, ...]] = []
-    for block in outline.blocks:
-        own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in kinds))
-        inherited = path_refs[block.parent] if block.parent >= 0 else ()
-        names = inherited + tuple(n for n in own if n not in inherited)
-        path_refs.append(names)
-        resolution = is_resolution(block)
-        text = block.text or _first_text(outline, block)
-        out.extend((name, block.line, resolution, text) for name in names)
-    return out
-
-
-def _first_text(outline: Outline, block: Block) -> str:
-    lines = outline.text.split("\n", block.end)[block.line : block.end]
-    return next((ln.strip() for ln in lines if ln.strip()), "")
+CACHE_FORMAT = 2  # bump when PageFacts or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------
@@ -158,7 +78,7 @@ def _fingerprint(vault: Vault) -> str:
         vault.flavor.name,
         sorted(settings.items()),
         sorted(RESOLUTION_MARKERS),
-        RESOLUTION_PREFIXES,
+        RESOLUTION_TEXT.pattern,
         sys.version_info[:2],
     )
     return hashlib.sha256(repr(parts).encode()).hexdigest()
@@ -290,7 +210,9 @@ _TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the
 
 def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int) -> _Entry | None:
     """The cached entry if it still describes the file (None: the file must be scanned)."""
-    if entry is None or len(entry) != 5 or entry[:3] != (file.mtime_ns, file.size, file.inode):
+    if not isinstance(entry, tuple) or len(entry) != 5:
+        return None  # none, or a cache of another shape
+    if entry[:3] != (file.mtime_ns, file.size, file.inode):
         return None
     digest = entry[4]
     if digest is None:

@@ -1,11 +1,10 @@
 """The ledger: an append-only record of what each agent wrote (guest rule 4).
 
-One JSON object per line in ``<vault>/.journal-agent/ledger.jsonl`` (a hidden folder, which
-Logseq and Obsidian do not index; ``$JOURNAL_AGENT_LEDGER`` or ``ledger = "…"`` in
-``.journal-agent.toml`` move it). Each entry: page, agent, session, time, and the bullet's text
-and hash. It makes appends idempotent (a retried hook writes nothing twice) and lets journal-agent
-tell a bullet a human deleted from one never written: a bullet once written is never written
-again, whatever the page holds now.
+One JSON object per line in ``ledger.jsonl`` of the vault's state folder (`state.StateDir`:
+``<vault>/.journal-agent/`` by default). Each entry: page, agent, session, time, and the bullet's
+text and hash. It makes appends idempotent (a retried hook writes nothing twice) and lets
+journal-agent tell a bullet a human deleted from one never written: a bullet once written is
+never written again, whatever the page holds now.
 
 The ledger is the agent's own memory of its writes, not a copy of the vault: deleting it loses
 no note, only the knowledge of which bullets humans removed.
@@ -21,11 +20,12 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from types import TracebackType
 
-from .errors import ConfigError
+from .errors import os_error
+from .state import StateDir
 
-STATE_DIR = ".journal-agent"
-LEDGER_ENV = "JOURNAL_AGENT_LEDGER"
+LEDGER = "ledger.jsonl"
 
 
 def text_hash(text: str) -> str:
@@ -49,32 +49,28 @@ class Entry:
 class Ledger:
     """The ledger file of one vault."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, state: StateDir) -> None:
+        self.state = state
 
     @classmethod
-    def for_vault(cls, root: Path, configured: str | None = None) -> Ledger:
-        """The vault's ledger: ``$JOURNAL_AGENT_LEDGER``, else ``configured``, else the default."""
-        where = os.environ.get(LEDGER_ENV) or configured
-        if not where:
-            return cls(root / STATE_DIR / "ledger.jsonl")
-        path = Path(where).expanduser()
-        if not path.is_absolute():
-            path = root / path
-        if path.is_dir():
-            raise ConfigError(f"ledger {path} is a folder; name a file")
-        return cls(path)
+    def of(cls, root: Path) -> Ledger:
+        """The ledger of the vault at ``root``."""
+        return cls(StateDir.of(root))
 
-    def entries(self) -> Iterator[Entry]:
-        """Every entry, oldest first; a torn or foreign line is skipped, never fatal."""
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return
-        for line in data.splitlines():
+    @property
+    def path(self) -> str:
+        """Where the ledger is (for messages)."""
+        return str(self.state.path / LEDGER)
+
+    def entries(self, page: str | None = None) -> Iterator[Entry]:
+        """Every entry (of ``page``), oldest first; a torn or foreign line is skipped."""
+        needle = json.dumps(page, ensure_ascii=False).encode() if page is not None else b""
+        for line in self.state.read(LEDGER).splitlines():
+            if needle not in line:
+                continue  # most lines are of other pages: skip them before parsing
             try:
                 raw = json.loads(line)
-                yield Entry(
+                entry = Entry(
                     raw["page"],
                     raw["agent"],
                     raw["hash"],
@@ -82,28 +78,50 @@ class Ledger:
                     raw["time"],
                     raw.get("session"),
                 )
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 continue
+            if page is None or entry.page == page:
+                yield entry
 
     def written(self, page: str, agent: str) -> set[str]:
         """Hashes of the bullets ``agent`` ever wrote on ``page``."""
-        return {e.hash for e in self.entries() if e.page == page and e.agent == agent}
+        return {e.hash for e in self.entries(page) if e.agent == agent}
+
+    def writer(self) -> LedgerWriter:
+        """The ledger opened for appending: opened before a page is written, so that a ledger
+        that cannot be written stops the append before anything is on the page."""
+        return LedgerWriter(self)
+
+
+class LedgerWriter:
+    """An open ledger that entries are appended to (a context manager)."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.fd = -1
+
+    def __enter__(self) -> LedgerWriter:
+        self.fd = self.ledger.state.open(LEDGER, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        os.close(self.fd)
 
     def record(self, entries: list[Entry]) -> None:
         """Append entries in one write (O_APPEND: concurrent writers never interleave a line)."""
         if not entries:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries)
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
+            size = os.fstat(self.fd).st_size
+            if size and os.pread(self.fd, 1, size - 1) != b"\n":
                 payload = "\n" + payload  # a writer killed mid-line: end its torn line first
-            os.write(fd, payload.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            os.write(self.fd, payload.encode("utf-8"))
+            os.fsync(self.fd)
+        except OSError as exc:
+            raise os_error(exc, self.ledger.path, "append to the ledger") from exc
 
 
 def now_utc() -> str:

@@ -74,6 +74,7 @@ class Outline:
     final_newline: bool = True
     indent_unit: str | None = None  # the indentation of the first nested bullet, if any
     warnings: list[str] = field(default_factory=list)
+    open_fence: int = -1  # the line of a code fence still open at the end of the page
 
     def refs(self) -> list[Ref]:
         """Every reference on the page: page properties first, then blocks in order."""

@@ -60,6 +60,7 @@ class Topic:
     last: Backlink | None = None  # the newest dated mention up to the as-of day
     days_silent: int | None = None
     mentions: int = 0  # backlinks visible as of the day (dated up to it, and undated)
+    warnings: list[str] = field(default_factory=list)  # pages that could not be read
 
     def to_json(self) -> dict[str, Any]:
         """The contract's status object."""
@@ -87,7 +88,7 @@ class Graph:
         self.index = index
         self.registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
-        self.namespaces = index.vault.flavor.syntax == "logseq"
+        self.namespaces = index.vault.flavor.namespaces
         wanted = self.registry.resolve(only) if only is not None else None
         for page in self.registry:
             key = page_key(page.title)
@@ -151,20 +152,23 @@ def _order(b: Backlink) -> tuple[dt.date | None, str, int]:
     return (b.date, b.path, b.line)
 
 
+def status_of(days_silent: int | None, resolution: bool, days: int) -> Status:
+    """The derived status, from the newest dated mention: how many days before the as-of day it
+    stands (None: there is none) and whether it is a resolution. The one place the rule is."""
+    if days_silent is None:
+        return "unmentioned"
+    if resolution:
+        return "resolved"
+    return "active" if days_silent <= days else "stale"
+
+
 def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
     """Fill in ``topic``'s status, newest mention and silence as of ``as_of``."""
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
     topic.mentions = len(dated) + sum(1 for b in topic.backlinks if b.date is None)
-    if not dated:
-        topic.status, topic.last, topic.days_silent = "unmentioned", None, None
-        return topic
-    topic.last = max(dated, key=_order)
-    assert topic.last.date is not None
-    topic.days_silent = (as_of - topic.last.date).days
-    if topic.last.resolution:
-        topic.status = "resolved"
-    else:
-        topic.status = "active" if topic.days_silent <= days else "stale"
+    topic.last = max(dated, key=_order) if dated else None
+    topic.days_silent = (as_of - topic.last.date).days if topic.last and topic.last.date else None
+    topic.status = status_of(topic.days_silent, bool(topic.last and topic.last.resolution), days)
     return topic
 
 
@@ -186,8 +190,10 @@ def by_recency(topics: list[Topic]) -> list[Topic]:
     """Most recently mentioned first, then by title; unmentioned topics last."""
     return sorted(
         topics,
-        key=lambda t: (-(t.last.date.toordinal() if t.last and t.last.date else 0),
-                       t.page.title.lower()),
+        key=lambda t: (
+            -(t.last.date.toordinal() if t.last and t.last.date else 0),
+            t.page.title.lower(),
+        ),
     )
 
 

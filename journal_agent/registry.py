@@ -20,7 +20,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .scanner import split_property_list
+from .errors import BadPageName, UnreadablePage
+from .facts import tombstone_of
+from .flavors import Flavor
+from .scanner import inline_refs
 from .vault import Vault
 
 if TYPE_CHECKING:
@@ -52,9 +55,10 @@ def page_key(name: str) -> str:
 class PageRegistry:
     """All pages of one vault and the flavor's resolution rules."""
 
-    def __init__(self, pages: Iterable[Page], *, wiki: bool) -> None:
+    def __init__(self, pages: Iterable[Page], flavor: Flavor) -> None:
         self.pages = sorted(pages, key=lambda p: (page_key(p.title), p.path or ""))
-        self.wiki = wiki
+        self.flavor = flavor
+        self.wiki = not flavor.aliases_resolve  # Obsidian rules: names and paths, not aliases
         self._by_name: dict[str, Page] = {}
         self._by_alias: dict[str, Page] = {}
         self._by_path: dict[str, Page] = {}
@@ -122,36 +126,16 @@ def build_registry(index: Index) -> PageRegistry:
     Logseq also counts as existing every page that is only referenced (its database creates a
     page for each ``[[X]]`` or ``#X``, listed in All pages) and every namespace parent.
     """
-    wiki = index.vault.flavor.syntax == "wiki"
+    flavor = index.vault.flavor
     pages = [
         Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
         for rel, f in index.files.items()
     ]
-    if not wiki:
+    if flavor.pages_by_reference:
         pages.extend(_referenced_only(index, pages))
+    if flavor.namespaces:
         pages.extend(_namespace_parents(pages))
-    return PageRegistry(pages, wiki=wiki)
-
-
-def aliases_of(props: dict[str, Any], wiki: bool) -> list[str]:
-    """A page's aliases from its properties (Logseq ``alias::``, YAML ``aliases:``)."""
-    if not wiki:
-        return split_property_list(str(props.get("alias", "")))
-    value = props.get("aliases", props.get("alias"))
-    if isinstance(value, str):
-        return [a.strip() for a in value.split(",") if a.strip()]
-    if isinstance(value, list):
-        return [str(a).strip() for a in value if a is not None and str(a).strip()]
-    return []
-
-
-def tombstone_of(props: dict[str, Any]) -> str | None:
-    """The page a human marked this one as superseded by (``superseded-by:: [[New]]``)."""
-    value = props.get("superseded-by", props.get("superseded_by"))
-    if isinstance(value, list):
-        value = value[0] if value else None
-    names = split_property_list(str(value)) if value else []
-    return names[0] if names else None
+    return PageRegistry(pages, flavor)
 
 
 def _referenced_only(index: Index, pages: list[Page]) -> list[Page]:
@@ -177,6 +161,113 @@ def _namespace_parents(pages: list[Page]) -> list[Page]:
             if title and key not in known and key not in parents:
                 parents[key] = Page(title, None)
     return list(parents.values())
+
+
+class KnownPages:
+    """What the guard must know of the vault's pages, fetched as cheaply as the bullets allow.
+
+    A session-end hook has about a second, and indexing a large vault for the first time takes
+    longer. Most bullets only link pages by their own names: those are confirmed from the file
+    names and the linked pages' own properties (``title::`` renames a page, ``superseded-by::``
+    retires it). Anything else (an alias, a page that exists only by reference, a block ref, a
+    Logseq daily template) needs the full index.
+    """
+
+    def __init__(self, vault: Vault, use_cache: bool = True, index: Index | None = None) -> None:
+        self.vault = vault
+        self.use_cache = use_cache
+        self._index = index
+
+    @property
+    def index(self) -> Index:
+        """The vault's index (loaded on first use)."""
+        if self._index is None:
+            from .index import load_index
+
+            self._index = load_index(self.vault, use_cache=self.use_cache)
+        return self._index
+
+    @property
+    def warnings(self) -> list[str]:
+        """The pages the index could not read, if the index was loaded."""
+        return list(self._index.warnings) if self._index is not None else []
+
+    @property
+    def block_ids(self) -> frozenset[str]:
+        """The block ids of the vault (empty unless the index was needed and loaded)."""
+        if self._index is None:
+            return frozenset()
+        return frozenset(i for facts in self._index.files.values() for i in facts.block_ids)
+
+    def registry_for(self, texts: list[str], new_page: bool) -> PageRegistry:
+        """A registry that resolves every reference of ``texts`` as the full one would."""
+        quick = None if self._index is not None else self._quick(texts, new_page)
+        return quick if quick is not None else build_registry(self.index)
+
+    def _quick(self, texts: list[str], new_page: bool) -> PageRegistry | None:
+        vault, flavor = self.vault, self.vault.flavor
+        if new_page and vault.settings.template and flavor.name == "logseq":
+            return None  # the daily template is found through the index
+        refs = [r for t in texts for r in inline_refs(t, flavor.syntax)]
+        if any(r.kind == "block" for r in refs):
+            return None
+        confirmed: list[Page] = []
+        for ref in refs:
+            if ref.kind == "tag" and "tag" not in flavor.backlink_kinds:
+                continue  # an Obsidian #tag is a tag, not a page
+            page = self._by_file_name(ref.target)
+            checked = self._confirm(page, ref.target) if page else None
+            if checked is None:
+                return None
+            confirmed.append(checked)
+        return PageRegistry(confirmed, flavor)
+
+    @functools.cached_property
+    def _stems(self) -> dict[str, list[str]]:
+        """Page files by their lower-cased, NFC file name without extension."""
+        stems: dict[str, list[str]] = {}
+        for rel in self.vault.page_paths():
+            stem = unicodedata.normalize("NFC", rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]).lower()
+            stems.setdefault(stem, []).append(rel)
+        return stems
+
+    def _by_file_name(self, name: str) -> Page | None:
+        """The page whose file name gives it the title ``name``, without reading any page."""
+        vault, key = self.vault, page_key(name)
+        if not vault.flavor.aliases_resolve:  # Obsidian rules: a base name or a path suffix
+            key = key.removesuffix(".md")
+            for rel in self._stems.get(key.rsplit("/", 1)[-1], []):
+                if "/" not in key or ("/" + rel.lower()).removesuffix(".md").endswith("/" + key):
+                    title, day = vault.describe(rel)
+                    return Page(title, rel, [], day)
+            return None
+        if vault.title_format is not None and (day := vault.title_format.parse(name, True)):
+            path = vault.journal_path(day)
+            rel = path.relative_to(vault.root).as_posix()
+            return Page(vault.journal_title(day), rel, [], day) if path.is_file() else None
+        try:
+            stem = vault.flavor.file_name_of(name, vault.settings).lower()
+        except BadPageName:
+            return None
+        for rel in self._stems.get(unicodedata.normalize("NFC", stem), []):
+            title, day = vault.describe(rel)
+            if page_key(title) == key:
+                return Page(title, rel, [], day)
+        return None
+
+    def _confirm(self, page: Page, name: str) -> Page | None:
+        """The page as its own file describes it, if ``name`` really names it."""
+        if page.path is None or page.path.endswith(".org"):
+            return None
+        try:
+            outline = self.vault.read_page(page.path)
+        except UnreadablePage:
+            return None
+        props = outline.page_properties
+        title = self.vault.flavor.title_from_properties(props)
+        if title and page_key(title) != page_key(name):
+            return None  # title:: renamed it: the file name is not a page name
+        return Page(title or page.title, page.path, [], page.date, tombstone_of(props))
 
 
 def load_registry(vault: Vault, *, use_cache: bool = True) -> tuple[PageRegistry, list[str]]:

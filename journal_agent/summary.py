@@ -5,7 +5,8 @@ many undated ones it has. Building the graph from the index costs about a second
 five-year vault; this table is the graph reduced to a few integer columns per mention, so a run
 whose files have not changed since the last one loads it (milliseconds) instead of the index
 and the graph. It is derived and deletable like the index: it is trusted only while the
-settings and every file's stat are exactly those it was built from (`index.stamp`).
+settings and every file's stat are exactly those it was built from (`index.stamp`); `current`
+is that policy.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ import bisect
 import datetime as dt
 import pickle
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
-from .queries import Backlink, Graph, Topic, _order
+from .index import cache_path, paused_gc, stamp
+from .queries import Backlink, Graph, Topic, _order, status_of
 from .registry import Page
+from .vault import PageFile, Vault
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass
@@ -40,11 +44,12 @@ class Summary:
     texts: array[int] = field(default_factory=lambda: array("i"))  # into `strings`
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, page title)
     strings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # the pages that could not be read
 
     @classmethod
     def of(cls, graph: Graph, stamp: str) -> Summary:
         """The summary of a graph."""
-        s = cls(stamp)
+        s = cls(stamp, warnings=list(graph.index.warnings))
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
         days, sources, lines, resolutions, texts, starts = [], [], [], [], [], [0]
@@ -81,19 +86,14 @@ class Summary:
         for i, title in enumerate(self.titles):
             lo, hi = starts[i], starts[i + 1]
             end = bisect.bisect_right(days_, limit, lo, hi) if hi > lo else lo
-            if end == lo:
-                status = "unmentioned"
-            elif self.resolutions[end - 1]:
-                status = "resolved"
-            else:
-                status = "active" if limit - days_[end - 1] <= days else "stale"
+            silent = limit - days_[end - 1] if end > lo else None
+            status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), days)
             if only is not None and status != only:
                 continue
-            topic = Topic(Page(title, self.paths[i]), status=status)  # type: ignore[arg-type]
+            topic = Topic(Page(title, self.paths[i]), status=status, days_silent=silent)
             topic.mentions = end - lo + undated[i]
             if end > lo:
                 topic.last = self._backlink(end - 1)
-                topic.days_silent = limit - days_[end - 1]
             out.append(topic)
         return out
 
@@ -102,6 +102,31 @@ class Summary:
         day = dt.date.fromordinal(self.days[k])
         text = self.strings[self.texts[k]]
         return Backlink(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
+
+
+def current(
+    vault: Vault,
+    *,
+    use_cache: bool,
+    exclude: frozenset[str],
+    build: Callable[[tuple[list[PageFile], list[str]]], Graph],
+) -> Summary:
+    """The vault's summary: the cached one while no file's stat and no setting changed since it
+    was built, else one built from ``build`` (the graph of the listed files) and cached."""
+    warnings: list[str] = []
+    files = vault.page_files(warnings)
+    key = stamp(vault, files) if use_cache else None
+    if key is not None:
+        key += repr(sorted(exclude))
+    path = str(cache_path(vault).with_suffix(".summary"))
+    cached = load(path, key) if key else None
+    if cached is not None:
+        return cached
+    with paused_gc():  # every object built here lives until the answer is printed
+        built = Summary.of(build((files, warnings)), key or "")
+    if key:
+        save(path, built)
+    return built
 
 
 def load(path: str, stamp: str) -> Summary | None:

@@ -1,25 +1,30 @@
 """The vault: find and open it, map dates ↔ journal files and file names ↔ page titles.
 
-`open_vault` finds the vault (``--vault``, ``JOURNAL_AGENT_VAULT``), detects its flavor and reads
-its settings. A `Vault` lists its page files (`page_files`), reads and scans one (`read_page`) or
-all of them (`scan`), and answers where a day's journal lives (`journal_path`). The page registry
-built from a scan lives in `registry`.
+`open_vault` finds the vault (``--vault``, ``$JOURNAL_AGENT_VAULT``, else the person's config
+file), detects its flavor and reads its settings. A `Vault` lists its page files
+(`page_files`), reads and scans one (`read_page`), and answers where a day's journal lives
+(`journal_path`, `journal_page`). The page registry built from a scan lives in `registry`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import sys
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .dates import DateFormat
-from .errors import BadDateFormat, ConfigError, NotAVault, UnreadablePage, VaultNotFound
-from .flavors import OWN_CONFIG, Flavor, Settings, detect_flavor, flavor_named
+from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
+from .files import MAX_PAGE_BYTES, inside, read_file
+from .flavors import Flavor, Settings, detect_flavor, flavor_named
+from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .scanner import Outline, decode, scan
+
+if TYPE_CHECKING:
+    from .backends.base import JournalPage
 
 ENV_VAR = "JOURNAL_AGENT_VAULT"
 #: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
@@ -44,12 +49,12 @@ class Vault:
         root: Path,
         flavor: Flavor,
         settings: Settings,
-        own_config: dict[str, Any] | None = None,
+        own_config: OwnConfig | None = None,
     ) -> None:
         self.root = root
         self.flavor = flavor
         self.settings = settings
-        self.own_config = own_config or {}  # the vault's .journal-agent.toml
+        self.own_config = own_config or OwnConfig()  # the vault's .journal-agent.toml
         self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)
         self._check_journal_format()
 
@@ -73,24 +78,41 @@ class Vault:
         ]
 
     def journal_rel(self, day: dt.date) -> str:
-        """The vault-relative path of the journal page for ``day`` (which may not exist)."""
-        name = self.file_format.format(day)
-        ext = ".org" if self.settings.extensions[0] == ".org" else ".md"
-        rel = "/".join(p for p in (self.settings.journal_dir, name + ext) if p)
+        """The vault-relative path a new journal page for ``day`` gets."""
+        name = self.file_format.format(day) + self.settings.new_page_extension
+        rel = "/".join(p for p in (self.settings.journal_dir, name) if p)
         _check_inside(rel, self.settings.journal_file_format)
         return rel
 
     def journal_path(self, day: dt.date) -> Path:
-        """Where the journal page for ``day`` is, or would be: an existing file named by an
-        earlier file-name format wins over the current format's name."""
+        """Where the journal page for ``day`` is, or would be. An existing file wins: named by the
+        current format or an earlier one, with any page extension in any case (``.md``,
+        ``.markdown``, ``.org``, ``.MD``), so that a day never gets a second page."""
         current = self.root / self.journal_rel(day)
-        if current.exists():
+        if current.is_file():
             return current
-        for fmt in self._old_formats:
-            old = self.root / self.settings.journal_dir / (fmt.format(day) + current.suffix)
-            if old.exists():
-                return old
+        folder = current.parent
+        stems = {self.file_format.format(day)} | {f.format(day) for f in self._old_formats}
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            return current
+        for name in names:
+            stem, dot, ext = name.rpartition(".")
+            if dot and stem in stems and "." + ext.lower() in self.settings.extensions:
+                return folder / name
         return current
+
+    def journal_page(self, day: dt.date) -> JournalPage:
+        """The journal page of ``day``: its title and its (existing or new) path."""
+        from .backends.base import JournalPage
+
+        rel = self.journal_path(day).relative_to(self.root).as_posix()
+        return JournalPage(day, self.journal_title(day), rel)
+
+    def journal_exists(self, page: JournalPage) -> bool:
+        """Whether the journal page's file exists (a link or anything else counts)."""
+        return os.path.lexists(self.root / page.path)
 
     def journal_title(self, day: dt.date) -> str:
         """The page title of ``day``'s journal, as links to it are written."""
@@ -137,13 +159,19 @@ class Vault:
 
     def _walk(self, warnings: list[str]) -> list[tuple[str, os.DirEntry[str]]]:
         """Page files below the root, depth first (a loop, not recursion: this runs on every
-        query over tens of thousands of files)."""
+        query over tens of thousands of files). Only regular files are pages (a FIFO named
+        ``x.md`` would hang a read); a folder reached twice through links is listed once."""
         found: list[tuple[str, os.DirEntry[str]]] = []
         folders: list[tuple[str, str]] = [(str(self.root), "")]
         extensions, hidden = self.settings.extensions, self.settings.hidden
+        seen: set[tuple[int, int]] = set()
         while folders:
             folder, prefix = folders.pop()
             try:
+                st = os.stat(folder)
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
                 entries = list(os.scandir(folder))
             except OSError as exc:
                 warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
@@ -152,14 +180,29 @@ class Vault:
                 name = entry.name
                 if name[0] == "." or (hidden and self._hidden(prefix + name)):
                     continue
-                if entry.is_symlink() and not self._inside(entry.path):
-                    warnings.append(f"{prefix + name}: symbolic link to outside the vault, skipped")
-                elif entry.is_dir():
-                    if prefix or name not in _SKIP_DIRS:
-                        folders.append((entry.path, prefix + name + "/"))
-                elif name.lower().endswith(extensions):
-                    found.append((prefix + name, entry))
+                try:
+                    self._walk_entry(entry, prefix, extensions, folders, found, warnings)
+                except OSError as exc:  # a link loop, a file gone meanwhile
+                    warnings.append(f"{prefix + name}: skipped: {exc.strerror}")
         return found
+
+    def _walk_entry(
+        self,
+        entry: os.DirEntry[str],
+        prefix: str,
+        extensions: tuple[str, ...],
+        folders: list[tuple[str, str]],
+        found: list[tuple[str, os.DirEntry[str]]],
+        warnings: list[str],
+    ) -> None:
+        name = entry.name
+        if entry.is_symlink() and not inside(entry.path, self.root):
+            warnings.append(f"{prefix + name}: symbolic link to outside the vault, skipped")
+        elif entry.is_dir():
+            if prefix or name not in _SKIP_DIRS:
+                folders.append((entry.path, prefix + name + "/"))
+        elif name.lower().endswith(extensions) and entry.is_file():
+            found.append((prefix + name, entry))
 
     def describe(self, rel: str) -> tuple[str, dt.date | None]:
         """The title a page file's name gives it (Logseq's ``title::`` may override it) and its
@@ -177,31 +220,36 @@ class Vault:
                 return True
         return False
 
-    def _inside(self, path: str) -> bool:
-        real = os.path.realpath(path)
-        root = os.path.realpath(self.root)
-        return real == root or real.startswith(root + os.sep)
-
     def read_bytes(self, rel: str, *, listed: bool = False) -> bytes:
-        """One page file's bytes; `UnreadablePage` if it cannot be read.
+        """One page file's bytes; `UnreadablePage` if it cannot be read, is not a regular file,
+        or is over `files.MAX_PAGE_BYTES`.
 
         ``listed``: the file came from `page_files`, whose walk already refused links out of the
         vault (resolving every path again would double the cost of a cold scan).
         """
         path = self.root / rel
-        if not listed and not self._inside(str(path)):
+        if not listed and not inside(path, self.root):
             raise UnreadablePage(f"{rel}: resolves to outside the vault")
         try:
-            return path.read_bytes()
-        except OSError as exc:
-            raise UnreadablePage(f"{rel}: cannot be read: {exc.strerror}") from exc
+            data = read_file(path, "page", limit=MAX_PAGE_BYTES, error=UnreadablePage)
+        except UnreadablePage:
+            raise
+        except Exception as exc:  # a StorageError: say it as the page that could not be read
+            raise UnreadablePage(f"{rel}: cannot be read: {exc}") from exc
+        if data is None:
+            raise UnreadablePage(f"{rel}: cannot be read: it is gone")
+        return data
+
+    def scan_text(self, text: str, bom: bool) -> Outline:
+        """Scan a page's decoded text with this vault's syntax and settings."""
+        return scan(
+            text, self.flavor.syntax, comma_properties=self.settings.comma_properties, bom=bom
+        )
 
     def parse_page(self, rel: str, data: bytes) -> Outline:
         """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text."""
         text, bom = decode(data, rel)
-        return scan(
-            text, self.flavor.syntax, comma_properties=self.settings.comma_properties, bom=bom
-        )
+        return self.scan_text(text, bom)
 
     def read_page(self, rel: str) -> Outline:
         """Read and scan one page; `UnreadablePage` if it is not UTF-8 text."""
@@ -236,12 +284,12 @@ def open_vault(
     """
     root = _find_root(path)
     own = read_own_config(root)
-    chosen = flavor or own.get("flavor")
+    chosen = flavor or own.flavor
     found = flavor_named(str(chosen)) if chosen else detect_flavor(root)
     if found is None:
         raise NotAVault(
-            f"{root}: not a vault: no logseq/config.edn, no .obsidian/ folder and no Markdown "
-            f"notes (create {OWN_CONFIG} to use an empty folder)"
+            f"{root}: not a vault: no logseq/config.edn, no .obsidian/ folder and no journals/ "
+            f"folder (create {OWN_CONFIG} to use this folder as a plain-Markdown vault)"
         )
     return Vault(root, found, found.read_settings(root, own, use_cache), own)
 
@@ -249,25 +297,21 @@ def open_vault(
 def _find_root(path: str | os.PathLike[str] | None) -> Path:
     raw = path if path is not None else os.environ.get(ENV_VAR)
     if raw is None or str(raw) == "":
-        raise VaultNotFound(f"no vault given: pass --vault PATH or set {ENV_VAR}")
+        from .userconfig import config_path, user_setting
+
+        raw = user_setting("vault")
+        if raw is None:
+            raise VaultNotFound(
+                f'no vault given: pass --vault PATH, set {ENV_VAR}, or set vault = "PATH" in '
+                f"{config_path()}"
+            )
     root = Path(raw).expanduser()
-    if not root.exists():
-        raise VaultNotFound(f"{root}: no such folder")
-    if not root.is_dir():
+    try:
+        st = os.stat(root)
+    except FileNotFoundError as exc:
+        raise VaultNotFound(f"{root}: no such folder") from exc
+    except OSError as exc:
+        raise VaultNotFound(f"{root}: cannot be opened ({exc.strerror})") from exc
+    if not stat.S_ISDIR(st.st_mode):
         raise VaultNotFound(f"{root}: not a folder")
     return root.resolve()
-
-
-def read_own_config(root: Path) -> dict[str, Any]:
-    """The vault's ``.journal-agent.toml`` (journal-agent's own settings), or {}."""
-    path = root / OWN_CONFIG
-    if not path.is_file():
-        return {}
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10
-        import tomli as tomllib
-    try:
-        return dict(tomllib.loads(path.read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path}: {exc}") from exc

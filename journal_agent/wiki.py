@@ -78,18 +78,24 @@ def scan_wiki(text: str, tail: int) -> Outline:
     builder = Builder(outline)
     current: Block | None = None
     fence = ""
+    fence_indent = 0  # a fence inside a list item ends with the item (CommonMark)
     for lineno in range(_front_matter(lines, outline), len(lines)):
         line = lines[lineno].removesuffix("\r")
         body = line.lstrip(" \t")
         if fence:
-            if body.startswith(fence) and not body.strip(fence[0]).strip():
+            if body and fence_indent and len(line) - len(body) < fence_indent:
+                fence = ""  # a less indented line ends the item, and the fence in it
+            elif body.startswith(fence) and not body.strip(fence[0]).strip():
                 fence = ""
-            continue
+                continue
+            else:
+                continue
         m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
         if m is not None:
             current = _wiki_item(builder, lineno, line, m)
             content = line[m.end() :]
             fence = _wiki_fence(content.lstrip(" \t"))
+            fence_indent, outline.open_fence = m.end(), lineno
             if not fence:
                 wiki_refs(content, lineno, current.refs)
             continue
@@ -97,8 +103,11 @@ def scan_wiki(text: str, tail: int) -> Outline:
             current = preamble(outline, lineno)
         current.end = lineno + 1
         fence = _wiki_fence(body)
+        fence_indent, outline.open_fence = len(line) - len(body), lineno
         if not fence and body:
             wiki_refs(line, lineno, current.refs)
+    if not fence:
+        outline.open_fence = -1
     for block in outline.blocks:
         block.end = trim_end(block.end, block.line, tail)
     return close_outline(outline, builder, tail)

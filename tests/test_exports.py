@@ -29,7 +29,8 @@ def test_every_public_name_is_documented() -> None:
 def test_one_exception_hierarchy() -> None:
     classes = [c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, Exception)]
     assert all(issubclass(c, errors.JournalAgentError) for c in classes)
-    assert errors.Refused.exit_code == 2 and errors.VaultError.exit_code == 1
+    assert errors.Refused.exit_code == 2 and errors.VaultError.exit_code == 2
+    assert errors.StorageError.exit_code == 1 and errors.WriteError.exit_code == 1
 
 
 def test_importing_the_package_imports_nothing_else() -> None:

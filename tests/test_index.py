@@ -549,15 +549,18 @@ def test_unreadable_file_is_reported_cold_and_warm_and_picked_up_when_fixed(
 def test_file_that_could_not_be_read_is_read_again_once_it_can(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = Path.read_bytes
+    import journal_agent.vault as vault_module
+    from journal_agent.errors import os_error
 
-    def denied(self: Path) -> bytes:
-        if self.name == "2026_11_18.md":
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    real = vault_module.read_file
+
+    def denied(path: Path, what: str, **options: Any) -> bytes | None:
+        if Path(path).name == "2026_11_18.md":
+            raise os_error(PermissionError(13, "Permission denied"), path, "open page")
+        return real(path, what, **options)
 
     with monkeypatch.context() as patch:
-        patch.setattr(Path, "read_bytes", denied)
+        patch.setattr(vault_module, "read_file", denied)
         idx = index(logseq_vault)
         assert [w.split(":")[0] for w in idx.warnings] == [ERGONOMICS_JOURNAL]
     idx = index(logseq_vault)

@@ -47,10 +47,18 @@ def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
     """mldoc's outline of every text, in one node process."""
     node = shutil.which("node")
     if node is None or not (ORACLE.parent / "node_modules" / "mldoc").is_dir():
-        pytest.fail("the mldoc oracle is not installed: run `npm ci --prefix tests/oracle` "
-                    "(needs node on PATH)")
-    proc = subprocess.run([node, str(ORACLE)], input=json.dumps({"texts": texts}),
-                          capture_output=True, text=True, encoding="utf-8", check=False)
+        pytest.fail(
+            "the mldoc oracle is not installed: run `npm ci --prefix tests/oracle` "
+            "(needs node on PATH)"
+        )
+    proc = subprocess.run(
+        [node, str(ORACLE)],
+        input=json.dumps({"texts": texts}),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
     if proc.returncode != 0:
         pytest.fail(f"mldoc oracle failed (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
     result: list[dict[str, Any]] = json.loads(proc.stdout)
@@ -63,7 +71,8 @@ def ours(text: str) -> dict[str, Any]:
     outline = scan(text, "logseq")
     blocks = [
         {"line": b.line, "level": b.level, "marker": b.marker, "refs": names(b.refs)}
-        for b in outline.blocks if b.kind != "preamble"
+        for b in outline.blocks
+        if b.kind != "preamble"
     ]
     return {"page_refs": names(outline.page_refs), "blocks": blocks}
 
@@ -78,13 +87,18 @@ def explain(name: str, text: str, mine: dict[str, Any], theirs: dict[str, Any]) 
     if mine["page_refs"] != theirs["page_refs"]:
         where, what = 0, f"page refs: ours {mine['page_refs']}  mldoc {theirs['page_refs']}"
     else:
-        pairs = zip(mine["blocks"] + [None] * len(theirs["blocks"]),
-                    theirs["blocks"] + [None] * len(mine["blocks"]), strict=True)
+        pairs = zip(
+            mine["blocks"] + [None] * len(theirs["blocks"]),
+            theirs["blocks"] + [None] * len(mine["blocks"]),
+            strict=True,
+        )
         a, b = next((a, b) for a, b in pairs if a != b)
         where = (a or b)["line"]
         what = f"ours  {a or 'no block here'}\n  mldoc {b or 'no block here'}"
     start = max(0, where - 3)
-    excerpt = "\n".join(f"  {i:4} {line!r}" for i, line in enumerate(lines[start:where + 4], start))
+    excerpt = "\n".join(
+        f"  {i:4} {line!r}" for i, line in enumerate(lines[start : where + 4], start)
+    )
     return f"{name}, line {where}:\n{excerpt}\n  {what}"
 
 
@@ -96,8 +110,10 @@ def check(named_texts: list[tuple[str, str]]) -> None:
         mine = ours(text)
         if mine != theirs:
             failures.append(explain(name, text, mine, theirs))
-    assert not failures, (f"{len(failures)} of {len(texts)} texts differ from mldoc:\n\n"
-                          + "\n\n".join(failures[:SHOWN]))
+    assert not failures, (
+        f"{len(failures)} of {len(texts)} texts differ from mldoc:\n\n"
+        + "\n\n".join(failures[:SHOWN])
+    )
 
 
 def sample_vault_pages() -> list[Path]:
@@ -107,9 +123,14 @@ def sample_vault_pages() -> list[Path]:
     files = sorted(SAMPLE_VAULT.rglob("*.md"))
     if roots:
         files = [f for f in files if any(root in f.parents for root in roots)]
-    return [f for f in files
-            if not any(part.startswith(".") or part in ("bak", "version-files")
-                       for part in f.relative_to(SAMPLE_VAULT).parts)]
+    return [
+        f
+        for f in files
+        if not any(
+            part.startswith(".") or part in ("bak", "version-files")
+            for part in f.relative_to(SAMPLE_VAULT).parts
+        )
+    ]
 
 
 def test_sample_vault_matches_mldoc() -> None:

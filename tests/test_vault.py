@@ -167,7 +167,7 @@ def test_malformed_config_edn(tmp_path: Path, config: str, message: str) -> None
 def test_config_edn_not_utf8(tmp_path: Path) -> None:
     root = logseq(tmp_path, "")
     (root / "logseq" / "config.edn").write_bytes(b'{:hidden ["\xff"]}')
-    with pytest.raises(ConfigError, match="cannot be read"):
+    with pytest.raises(ConfigError, match="not UTF-8"):
         open_vault(root)
 
 

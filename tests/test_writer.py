@@ -173,6 +173,7 @@ def test_new_page_gets_the_owned_block(vault: Path) -> None:
         "written": ["Checked [[Grafana]]"],
         "duplicates": [],
         "refused": [],
+        "created": True,
     }
 
 
@@ -437,6 +438,7 @@ def test_a_file_name_renamed_by_title_is_not_a_page(logseq_vault: Path) -> None:
 
 def test_pages_known_only_by_reference_or_alias_need_the_index(logseq_vault: Path) -> None:
     (logseq_vault / "journals" / "2026_11_28.md").write_text("- met about [[Budget 2027]]\n")
-    result = journal_agent.append(["[[budget 2027]] and [[Project Atlas]]"], vault=logseq_vault,
-                                  date=DAY)
+    result = journal_agent.append(
+        ["[[budget 2027]] and [[Project Atlas]]"], vault=logseq_vault, date=DAY
+    )
     assert result.written == ["[[budget 2027]] and [[Project Atlas]]"]

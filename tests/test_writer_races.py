@@ -314,7 +314,7 @@ def test_agents_and_a_human_editor_race_on_one_page(
 
     # the ledger: exactly one entry per written bullet, by the agent that wrote it
     rel = page.relative_to(logseq_vault).as_posix()
-    entries = [e for e in Ledger.for_vault(logseq_vault).entries()]
+    entries = [e for e in Ledger.of(logseq_vault).entries()]
     assert all(e.page == rel for e in entries)
     assert Counter((e.agent, e.hash) for e in entries) == Counter(
         (agent, text_hash(t)) for agent, t in expected
@@ -387,47 +387,68 @@ def test_a_hook_retried_by_eight_processes_writes_each_bullet_once(
     # between them, the processes wrote each bullet once and reported it as a duplicate 7 times
     assert Counter(t for r in results for t in r["written"]) == Counter(texts)
     assert Counter(t for r in results for t in r["duplicates"]) == Counter({t: 7 for t in texts})
-    entries = list(Ledger.for_vault(logseq_vault).entries())
+    entries = list(Ledger.of(logseq_vault).entries())
     assert sorted(e.text for e in entries) == sorted(texts)
 
 
-# The agent is paused right before it swaps its file in, i.e. after it planned against the page
-# it read, while a human saves the page in place; the human's save must survive.
+# The agent is paused right before it swaps its file in, i.e. after it compared the page with
+# the one it planned against, while a human saves the page (in place, or by writing a new file
+# and renaming it over the page); the human's save must survive and the bullet land once.
 PAUSED_AGENT = r"""
 import os, sys, time
 vault, day, ready, go = sys.argv[1:]
 import journal_agent
-import journal_agent.backends as backends
-real = backends._exchange
-def exchange(src, dst):
-    open(ready, "w").close()
-    while not os.path.exists(go):
-        time.sleep(0.001)
-    return real(src, dst)
-backends._exchange = exchange
-journal_agent.append(["Paused note on [[Grafana]]"], vault=vault, agent="claude", date=day)
+import journal_agent.backends.disk as disk
+real = disk.exchange
+paused = []
+def exchange(dir_fd, src, dst):
+    if not paused:
+        paused.append(1)
+        open(ready, "w").close()
+        while not os.path.exists(go):
+            time.sleep(0.001)
+    return real(dir_fd, src, dst)
+disk.exchange = exchange
+journal_agent.append(["Paused note on [[Grafana]]"], vault=vault, agent="claude", date=day, wait=20)
 """
 
 
+@pytest.mark.parametrize("save", ["in-place", "rename"])
 def test_a_human_save_just_before_the_agents_swap_survives(
-    logseq_vault: Path, tmp_path: Path
+    logseq_vault: Path, tmp_path: Path, save: str
 ) -> None:
+    """In place, the human's open waits on the agent's lease (Linux) until the agent has swapped
+    the page back; by rename, the agent sees that the file it displaced is not the one it
+    compared. Either way the agent plans again on the human's version."""
+    import threading
+
     page = journal(logseq_vault, "2026-11-25")
     ready, go = tmp_path / "ready", tmp_path / "go"
     child = subprocess.Popen(
         [sys.executable, "-c", PAUSED_AGENT, str(logseq_vault), "2026-11-25", str(ready), str(go)],
         stderr=subprocess.PIPE,
     )
+    saver = None
     try:
         deadline = time.monotonic() + DEADLINE
         while not ready.exists() and child.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
         if not ready.exists():
             raise RuntimeError("the agent never reached its swap")
-        page.write_bytes(_human_edit(page.read_bytes(), 1, None))  # an in-place save
+        edited = _human_edit(page.read_bytes(), 1, None)
+        if save == "in-place":
+            saver = threading.Thread(target=page.write_bytes, args=(edited,))
+            saver.start()
+            time.sleep(0.1)  # the save is blocked on the agent's lease (or done, without one)
+        else:
+            new = page.with_name(".human.tmp")
+            new.write_bytes(edited)
+            os.replace(new, page)
     finally:
         go.touch()
         _out, err = child.communicate(timeout=DEADLINE)
+        if saver is not None:
+            saver.join(DEADLINE)
     text = page.read_text()
     if child.returncode != 0 or count_lines(text, "- Paused note on [[Grafana]]") != 1:
         raise RuntimeError(err)
