@@ -169,8 +169,32 @@ def _mod100(get: Getter) -> _Tok:
     return _num(lambda d: get(d) % 100, 2, 2)
 
 
+def _hour(d: datetime.date) -> int:
+    return getattr(d, "hour", 0)
+
+
+def _hour12(d: datetime.date) -> int:
+    return _hour(d) % 12 or 12
+
+
+def _hour24(d: datetime.date) -> int:
+    return _hour(d) or 24
+
+
+def _minute(d: datetime.date) -> int:
+    return getattr(d, "minute", 0)
+
+
+def _second(d: datetime.date) -> int:
+    return getattr(d, "second", 0)
+
+
+def _pm(d: datetime.date) -> int:
+    return int(_hour(d) >= 12)
+
+
 def _moment_table() -> dict[str, _Tok]:
-    """moment.js 2.x format tokens, English locale; time tokens as for midnight."""
+    """moment.js 2.x format tokens, English locale; a date's time tokens are its midnight's."""
     v = _V
     t = {
         "Y": _num(v["year"], 4, 4, "y"),
@@ -217,23 +241,31 @@ def _moment_table() -> dict[str, _Tok]:
         "GGGGG": _num(v["isoyear"], 5, 4),
         "eHHmm": _Tok(lambda d: f"{_dow(d)}0000", "[0-9]0000", None, (True, True)),
     }
+    clock = {  # a day renders as its midnight; a datetime (templates' {{time}}) as its time
+        "H": _num(_hour, 1, 2),
+        "HH": _num(_hour, 2, 2),
+        "h": _num(_hour12, 1, 2),
+        "hh": _num(_hour12, 2, 2),
+        "k": _num(_hour24, 1, 2),
+        "kk": _num(_hour24, 2, 2),
+        "m": _num(_minute, 1, 2),
+        "mm": _num(_minute, 2, 2),
+        "s": _num(_second, 1, 2),
+        "ss": _num(_second, 2, 2),
+        "a": _text(("am", "pm"), _pm),
+        "A": _text(("AM", "PM"), _pm),
+    }
+    for compound in ("Hmm", "Hmmss", "hmm", "hmmss"):
+        parts = [clock[compound[0]], clock["mm"]] + ([clock["ss"]] if "ss" in compound else [])
+        clock[compound] = _Tok(
+            lambda d, parts=parts: "".join(p.render(d) for p in parts),  # type: ignore[misc]
+            "".join(p.rx for p in parts),
+            None,
+            (True, True),
+            False,
+        )
+    t.update(clock)
     midnight = {
-        "H": "0",
-        "HH": "00",
-        "h": "12",
-        "hh": "12",
-        "k": "24",
-        "kk": "24",
-        "m": "0",
-        "mm": "00",
-        "s": "0",
-        "ss": "00",
-        "a": "am",
-        "A": "AM",
-        "Hmm": "000",
-        "Hmmss": "00000",
-        "hmm": "1200",
-        "hmmss": "120000",
         "z": "",
         "zz": "",
         "N": "AD",
@@ -449,7 +481,7 @@ class DateFormat:
 
     __slots__ = ("_rx", "_rx_fold", "_toks", "dialect", "pattern")
 
-    def __init__(self, pattern: str, dialect: Dialect) -> None:
+    def __init__(self, pattern: str, dialect: Dialect, *, names_a_day: bool = True) -> None:
         if dialect not in ("moment", "logseq"):
             raise ValueError(f"unknown date format dialect {dialect!r}")
         if not pattern:
@@ -457,7 +489,8 @@ class DateFormat:
         self.pattern, self.dialect = pattern, dialect
         toks = _compile_moment(pattern) if dialect == "moment" else _compile_logseq(pattern)
         self._toks = [t for t in toks if t.rx]
-        _check(pattern, self._toks)
+        if names_a_day:  # a journal name must read back into its day; a template's text need not
+            _check(pattern, self._toks)
         body = "".join(f"({t.rx})" for t in self._toks)
         self._rx, self._rx_fold = re.compile(body), re.compile(body, re.IGNORECASE)
 
@@ -465,7 +498,7 @@ class DateFormat:
         return f"DateFormat({self.pattern!r}, {self.dialect!r})"
 
     def format(self, d: datetime.date) -> str:
-        """The text the app writes for day ``d``."""
+        """The text the app writes for day ``d`` (a `datetime` gives its time tokens too)."""
         return "".join(t.render(d) for t in self._toks)
 
     def parse(self, text: str, fold_case: bool = False) -> datetime.date | None:

@@ -128,7 +128,7 @@ class LogseqFlavor(Flavor):
     }
 
     def detect(self, root: Path) -> bool:
-        return (root / "logseq" / "config.edn").is_file()
+        return os.path.lexists(root / "logseq" / "config.edn")  # a broken config is still ours
 
     def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
         config = read_edn_config(root / "logseq" / "config.edn", use_cache)

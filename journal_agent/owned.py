@@ -14,6 +14,10 @@ from .outline import Outline
 
 def owner_header(agent: str) -> str:
     """The default owned-block header for an agent: its name followed by `` log``."""
+    if not agent.strip():
+        from .errors import BadAgentName
+
+        raise BadAgentName("the agent name is empty")
     return f"{agent.strip()} log"
 
 

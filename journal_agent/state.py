@@ -64,6 +64,11 @@ class StateDir:
 
     def folder(self, sub: str = "", *, create: bool) -> int:
         """A descriptor of the folder (or its subfolder ``sub``); the caller closes it."""
+        if create and not self.base.exists():  # the person's own state folder, made on first use
+            try:
+                self.base.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise os_error(exc, self.base, "create the state folder") from exc
         return open_folder(self.base, f"{self.rel}/{sub}".rstrip("/"), create=create, what="state")
 
     def open(self, name: str, flags: int, *, sub: str = "", mode: int = 0o644) -> int:

@@ -5,10 +5,14 @@ the agent writes first, the page must look as if the outliner had made it, or th
 template would never be applied (the file already exists). So:
 
 * Obsidian: the daily-notes (or Periodic Notes) template file, with the substitutions of
-  obsidian-daily-notes-interface: ``{{date}}``, ``{{title}}`` (the formatted file name),
-  ``{{time}}`` (now, ``HH:mm``), ``{{date:FORMAT}}`` / ``{{time:FORMAT}}`` with an optional offset
-  such as ``{{date+1d:YYYY-MM-DD}}``, ``{{yesterday}}`` and ``{{tomorrow}}``. FORMAT time tokens
-  render as midnight (journal-agent formats days, not instants).
+  obsidian-daily-notes-interface (``createDailyNote``): ``{{date}}``, ``{{title}}`` (the
+  formatted file name), ``{{time}}`` (now, ``HH:mm``), ``{{date:FORMAT}}`` / ``{{time:FORMAT}}``
+  (the note's day at the current time, any moment tokens, week tokens included) with an optional
+  offset such as ``{{date+1d:YYYY-MM-DD}}`` (units as moment's ``add``: y q M w d h m s),
+  ``{{yesterday}}`` and ``{{tomorrow}}``. The template must be a file inside the vault (Obsidian
+  picks it from the vault); one outside it, or unreadable, gives an empty note and a warning, as
+  Obsidian creates an empty note when its template cannot be read. A variable that cannot be
+  rendered stays as written.
 * Logseq: the block named by ``:default-templates {:journals "NAME"}`` (a block with
   ``template:: NAME``): its children, or itself too with ``template-including-parent:: true``,
   with ``<% today %>``, ``<% yesterday %>``, ``<% tomorrow %>``, ``<% current page %>`` and
@@ -23,31 +27,55 @@ import re
 from collections.abc import Callable
 
 from .dates import DateFormat
+from .errors import BadDateFormat, JournalAgentError
+from .files import MAX_SETTINGS_BYTES, inside, read_file
 from .index import Index
 from .scanner import Block, Outline
 from .vault import Vault
 
 _OBSIDIAN_VAR = re.compile(
-    r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhs]))?\s*(:.+?)?}}", re.IGNORECASE
+    r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhsM]))?\s*(:.+?)?}}", re.IGNORECASE
 )
-_UNITS = {"d": 1, "w": 7}
 
 
-def daily_template(vault: Vault, day: dt.date, index: Callable[[], Index]) -> str:
-    """The initial text of ``day``'s journal page in ``vault`` ("" when there is no template)."""
+def daily_template(
+    vault: Vault, day: dt.date, index: Callable[[], Index], warnings: list[str] | None = None
+) -> str:
+    """The initial text of ``day``'s journal page in ``vault`` ("" when there is no template);
+    what went wrong with the template is added to ``warnings``."""
+    found = warnings if warnings is not None else []
     if vault.flavor.name == "obsidian" and vault.settings.template:
-        return _obsidian(vault, day)
+        return _obsidian(vault, day, found)
     if vault.flavor.name == "logseq" and vault.settings.template:
         return _logseq(vault, day, index())
     return ""
 
 
-def _obsidian(vault: Vault, day: dt.date) -> str:
+def _read_template(vault: Vault, warnings: list[str]) -> str | None:
+    """The Obsidian template's text, if it is a readable text file inside the vault."""
     rel = vault.settings.template or ""
     path = vault.root / (rel if rel.lower().endswith(".md") else rel + ".md")
+    if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):
+        warnings.append(f"daily-note template {rel!r} is outside the vault: the page starts empty")
+        return None
+    if not inside(path, vault.root):
+        warnings.append(
+            f"daily-note template {rel!r} links outside the vault: the page starts empty"
+        )
+        return None
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = read_file(path, "daily-note template", limit=MAX_SETTINGS_BYTES)
+        return None if data is None else data.decode("utf-8")
+    except (JournalAgentError, UnicodeDecodeError) as exc:
+        warnings.append(
+            f"daily-note template {rel!r} cannot be used ({exc}): the page starts empty"
+        )
+        return None
+
+
+def _obsidian(vault: Vault, day: dt.date, warnings: list[str]) -> str:
+    text = _read_template(vault, warnings)
+    if text is None:
         return ""  # Obsidian, too, creates an empty note when the template cannot be read
     name = vault.file_format.format(day)
     now = dt.datetime.now().strftime("%H:%M")
@@ -70,21 +98,28 @@ def _obsidian(vault: Vault, day: dt.date) -> str:
 
 
 def _obsidian_var(m: re.Match[str], vault: Vault, day: dt.date) -> str:
-    when = day
+    """``{{date...}}`` / ``{{time...}}``: the note's day at the current time, maybe offset."""
+    now = dt.datetime.now()
+    when = dt.datetime.combine(day, now.time().replace(microsecond=0))
     if m.group(2):
-        when = _shift(day, int(m.group(2)), m.group(3).lower())
-    if m.group(4):
-        return DateFormat(m.group(4)[1:].strip(), "moment").format(when)
-    return vault.file_format.format(when)
+        when = _shift(when, int(m.group(2)), m.group(3))
+    try:
+        if m.group(4):
+            return DateFormat(m.group(4)[1:].strip(), "moment", names_a_day=False).format(when)
+        return vault.file_format.format(when)
+    except BadDateFormat:
+        return m.group(0)  # a token that cannot be rendered here: leave the variable as written
 
 
-def _shift(day: dt.date, amount: int, unit: str) -> dt.date:
+def _shift(when: dt.datetime, amount: int, unit: str) -> dt.datetime:
+    """moment's ``add(amount, unit)`` for the one-letter units a template may use."""
     from dateutil.relativedelta import relativedelta  # lazy: only offset templates need it
 
-    if unit in _UNITS:
-        return day + dt.timedelta(days=amount * _UNITS[unit])
-    months = {"m": 1, "q": 3, "y": 12}.get(unit)
-    return day + relativedelta(months=amount * months) if months else day
+    months = {"y": 12, "Y": 12, "q": 3, "Q": 3, "M": 1}.get(unit)
+    if months:
+        return when + relativedelta(months=amount * months)
+    seconds = {"w": 604800, "d": 86400, "h": 3600, "m": 60, "s": 1}.get(unit.lower(), 0)
+    return when + dt.timedelta(seconds=amount * seconds)
 
 
 def _logseq(vault: Vault, day: dt.date, index: Index) -> str:

@@ -55,6 +55,7 @@ class Vault:
         self.flavor = flavor
         self.settings = settings
         self.own_config = own_config or OwnConfig()  # the vault's .journal-agent.toml
+        _check_escape(settings.journal_file_format)  # before its letters are read as tokens
         self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)
         self._check_journal_format()
 
@@ -201,8 +202,11 @@ class Vault:
         elif entry.is_dir():
             if prefix or name not in _SKIP_DIRS:
                 folders.append((entry.path, prefix + name + "/"))
-        elif name.lower().endswith(extensions) and entry.is_file():
-            found.append((prefix + name, entry))
+        elif name.lower().endswith(extensions):
+            if entry.is_file():
+                found.append((prefix + name, entry))
+            else:  # reading a FIFO would hang; a device or socket is no page either
+                warnings.append(f"{prefix + name}: not a regular file, skipped")
 
     def describe(self, rel: str) -> tuple[str, dt.date | None]:
         """The title a page file's name gives it (Logseq's ``title::`` may override it) and its
@@ -254,6 +258,15 @@ class Vault:
     def read_page(self, rel: str) -> Outline:
         """Read and scan one page; `UnreadablePage` if it is not UTF-8 text."""
         return self.parse_page(rel, self.read_bytes(rel))
+
+
+def _check_escape(pattern: str) -> None:
+    """Refuse a journal file format that climbs out of the vault, whatever its letters mean."""
+    parts = pattern.replace("\\", "/").split("/")
+    if pattern.startswith(("/", "\\")) or any(p.strip() == ".." for p in parts):
+        raise BadDateFormat(
+            f"journal file format {pattern!r} would put journal files outside the vault"
+        )
 
 
 def _check_inside(rel: str, pattern: str) -> None:

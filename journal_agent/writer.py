@@ -115,6 +115,11 @@ def append(
     check_header(header, vault.flavor.syntax)
     texts = [(b if isinstance(b, Bullet) else Bullet(b)).render() for b in bullets]
     page = vault.journal_page(date or dt.date.today())
+    if page.path.lower().endswith(".org"):
+        raise UnsafePage(
+            f"{page.path}: is an Org-mode page; journal-agent writes Markdown journal pages "
+            "only, nothing was written"
+        )
     result = AppendResult(page.title, page.path)
     known = KnownPages(vault, use_cache, index)
     try:
@@ -133,7 +138,7 @@ def append(
         with PageLock(ledger.state, page.path, until - time.monotonic()):
             with ledger.writer() as record:
                 _write(
-                    _Job(vault, backend, page, header, texts, known, until),
+                    _Job(vault, backend, page, header, texts, known, until, result.warnings),
                     result,
                     ledger,
                     record,
@@ -196,15 +201,16 @@ class _Job:
     known: KnownPages
     until: float
 
+    warnings: list[str]
+
     def insertion(self, fresh: list[str]) -> Insertion:
         from .templates import daily_template  # only a new page needs it
 
-        return Insertion(
-            self.header,
-            tuple(fresh),
-            self.vault.settings.indent,
-            lambda: daily_template(self.vault, self.page.day, lambda: self.known.index),
-        )
+        def new_page() -> str:
+            index = lambda: self.known.index  # noqa: E731 - only a Logseq template needs it
+            return daily_template(self.vault, self.page.day, index, self.warnings)
+
+        return Insertion(self.header, tuple(fresh), self.vault.settings.indent, new_page)
 
 
 def _write(
@@ -282,7 +288,8 @@ def _finish(
     writer killed between its commit and its ledger write), so that a human deleting them later
     is respected."""
     result.written = written
-    adopted = {text_hash(t): t for t in result.duplicates if text_hash(t) not in done}
+    mine = done | {text_hash(t) for t in written}
+    adopted = {text_hash(t): t for t in result.duplicates if text_hash(t) not in mine}
     entries = [Entry(rel, agent, text_hash(t), t, now_utc(), session) for t in written]
     entries += [Entry(rel, agent, h, t, now_utc(), session) for h, t in adopted.items()]
     record.record(entries)
