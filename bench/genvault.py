@@ -29,10 +29,38 @@ CONFIG_EDN = (
 NAMESPACES = ["Projects", "People", "Areas", "Meetings", "Reading", "Clients", "Team"]
 MARKERS = ["TODO", "DONE", "LATER", "NOW", "DOING", "CANCELED", "WAITING"]
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-FIRST = ["Dana", "Omar", "Priya", "Lena", "Jonas", "Mei", "Tomás", "Aisha", "Kenji", "Sofia",
-         "Ravi", "Ingrid", "Malik", "Chloé", "Yusuf"]
-LAST = ["Ruiz", "Haddad", "Nair", "Berg", "Okafor", "Novak", "Müller", "Tanaka", "Silva",
-        "Kowalski", "Dubois", "Chen", "Ortiz"]
+FIRST = [
+    "Dana",
+    "Omar",
+    "Priya",
+    "Lena",
+    "Jonas",
+    "Mei",
+    "Tomás",
+    "Aisha",
+    "Kenji",
+    "Sofia",
+    "Ravi",
+    "Ingrid",
+    "Malik",
+    "Chloé",
+    "Yusuf",
+]
+LAST = [
+    "Ruiz",
+    "Haddad",
+    "Nair",
+    "Berg",
+    "Okafor",
+    "Novak",
+    "Müller",
+    "Tanaka",
+    "Silva",
+    "Kowalski",
+    "Dubois",
+    "Chen",
+    "Ortiz",
+]
 _WORDS = """
 atlas migration cluster backup grafana latency flaky test harness redis worker queue schema
 drift rollback snapshot runbook deploy canary release pipeline build cache index search
@@ -130,8 +158,10 @@ class Gen:
         for title in self.topics(nrefs):
             parts.insert(rng.randint(0, len(parts)), self.ref(title))
         if rng.random() < 0.06:
-            parts.insert(rng.randint(0, len(parts)), rng.choice(
-                ["`grep -c '[[x]]' log`", "`arr[[0]]`", "`#define`", "`{{query}}`"]))
+            parts.insert(
+                rng.randint(0, len(parts)),
+                rng.choice(["`grep -c '[[x]]' log`", "`arr[[0]]`", "`#define`", "`{{query}}`"]),
+            )
         parts[0] = parts[0].capitalize()
         return " ".join(parts)
 
@@ -196,8 +226,9 @@ class Gen:
             back = day - dt.timedelta(days=rng.randint(1, 30))
             lines.insert(rng.randint(0, len(lines)), f"- Follow-up of [[{journal_title(back)}]]")
         if rng.random() < 0.3:
-            lines.insert(rng.randint(0, len(lines)) if rng.random() < 0.2 else len(lines),
-                         "- claude log")
+            lines.insert(
+                rng.randint(0, len(lines)) if rng.random() < 0.2 else len(lines), "- claude log"
+            )
             at = lines.index("- claude log") + 1
             kids = [f"\t- {self.sentence((6, 16), 1.0)}" for _ in range(rng.randint(1, 5))]
             lines[at:at] = kids
@@ -209,8 +240,9 @@ def _uuid(rng: random.Random) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def generate(out: Path, pages: int, years: int, seed: int = 1,
-             end: dt.date = dt.date(2026, 11, 29)) -> tuple[int, int]:
+def generate(
+    out: Path, pages: int, years: int, seed: int = 1, end: dt.date = dt.date(2026, 11, 29)
+) -> tuple[int, int]:
     """Write the vault into ``out`` (which should be empty); return ``(files, bytes)``."""
     gen = Gen(pages, seed)
     (out / "logseq").mkdir(parents=True, exist_ok=True)

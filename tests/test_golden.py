@@ -15,7 +15,7 @@ import pytest
 
 from journal_agent import Outline, open_vault
 from journal_agent.registry import load_registry
-from journal_agent.scanner import decode, scan
+from journal_agent.scanner import Syntax, decode, scan
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
 
@@ -57,7 +57,7 @@ def test_scan_golden(case: Path) -> None:
     if not result.exists():
         pytest.fail(f"{result.name} does not exist")
     text, bom = decode(case.read_bytes(), case.name)
-    syntax = "logseq" if case.parent.name == "logseq" else "wiki"
+    syntax: Syntax = "logseq" if case.parent.name == "logseq" else "wiki"
     assert outline_json(scan(text, syntax, bom=bom)) == json.loads(result.read_text("utf-8"))
 
 

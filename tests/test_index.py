@@ -549,10 +549,11 @@ def test_unreadable_file_is_reported_cold_and_warm_and_picked_up_when_fixed(
 def test_file_that_could_not_be_read_is_read_again_once_it_can(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import journal_agent.files as files_module
     import journal_agent.vault as vault_module
     from journal_agent.errors import os_error
 
-    real = vault_module.read_file
+    real = files_module.read_file
 
     def denied(path: Path, what: str, **options: Any) -> bytes | None:
         if Path(path).name == "2026_11_18.md":
@@ -622,7 +623,7 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
 
     serial = load_index(open_vault(logseq_vault), use_cache=False)
     monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
-    monkeypatch.setattr(index_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert index_module._can_fork()  # so the workers really run
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings

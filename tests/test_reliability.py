@@ -118,8 +118,6 @@ def test_a_ledger_that_is_a_folder_stops_the_append_before_the_page(logseq_vault
 def test_an_unwritable_ledger_stops_the_append_before_the_page(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import journal_agent.state as state
-
     real = os.open
 
     def deny(path: str, flags: int, *args: object, **kw: object) -> int:
@@ -127,7 +125,7 @@ def test_an_unwritable_ledger_stops_the_append_before_the_page(
             raise PermissionError(13, "Permission denied")
         return real(path, flags, *args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(state.os, "open", deny)
+    monkeypatch.setattr(os, "open", deny)
     before = journal(logseq_vault, "2026-11-25").read_bytes()
     with pytest.raises(StorageError, match=r"ledger.jsonl: permission denied"):
         journal_agent.append([NOTE], vault=logseq_vault, date="2026-11-25")
@@ -494,14 +492,13 @@ def test_a_wrong_shaped_cache_is_rebuilt(logseq_vault: Path) -> None:
     assert journal_agent.stale(vault=vault, as_of=DAY).to_json() == first
 
 
-def cli(*argv: str, stdin: bytes = b"", **kw: object) -> subprocess.CompletedProcess[bytes]:
+def cli(*argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
         [sys.executable, "-m", "journal_agent", *argv],
         input=stdin,
         capture_output=True,
         timeout=60,
         check=False,
-        **kw,  # type: ignore[arg-type]
     )
 
 

@@ -213,8 +213,8 @@ def test_symlink_out_of_the_vault_is_skipped(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text("- secret\n")
-    root = logseq(tmp_path / "v", "{}") if (tmp_path / "v").mkdir() is None else None
-    assert root is not None
+    (tmp_path / "v").mkdir()
+    root = logseq(tmp_path / "v", "{}")
     os.symlink(outside / "secret.md", root / "pages" / "link.md")
     os.symlink(outside, root / "pages" / "linked-folder")
     warnings: list[str] = []

@@ -87,7 +87,7 @@ def journal_text(draw: st.DrawFn) -> str:
             lines.append("")
     newline = draw(st.sampled_from(["\n", "\r\n"]))
     text = newline.join(lines)
-    if lines and draw(st.booleans()):
+    if lines and draw(st.booleans()):  # type: ignore[arg-type]
         text += newline
     return text
 
@@ -422,7 +422,7 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
         blocks = page["blocks"]
         owner = max(i for i, b in enumerate(blocks) if lines[b["line"]] == "- claude log")
         top = blocks[owner]["level"]
-        kids = list(itertools.takewhile(lambda b, top=top: b["level"] > top, blocks[owner + 1 :]))
+        kids = list(itertools.takewhile(lambda b: bool(b["level"] > top), blocks[owner + 1 :]))
         mine = [b for b in kids if lines[b["line"]].lstrip().removeprefix("- ") in bullets]
         assert [b["refs"] for b in mine] == [["Flaky CI"], ["Atlas Migration", "Grafana"]], text
         assert blocks[owner]["refs"] == [] and blocks[owner]["level"] == 1
