@@ -7,6 +7,7 @@ import itertools
 import os
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -421,8 +422,12 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
         lines = text.split("\n")
         blocks = page["blocks"]
         owner = max(i for i, b in enumerate(blocks) if lines[b["line"]] == "- claude log")
-        top = blocks[owner]["level"]
-        kids = list(itertools.takewhile(lambda b: bool(b["level"] > top), blocks[owner + 1 :]))
+        top: int = blocks[owner]["level"]
+        kids: list[dict[str, Any]] = []
+        for b in blocks[owner + 1 :]:
+            if b["level"] <= top:
+                break
+            kids.append(b)
         mine = [b for b in kids if lines[b["line"]].lstrip().removeprefix("- ") in bullets]
         assert [b["refs"] for b in mine] == [["Flaky CI"], ["Atlas Migration", "Grafana"]], text
         assert blocks[owner]["refs"] == [] and blocks[owner]["level"] == 1
