@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import BadArgument, UnsafePath, os_error
+from .errors import BadArgument, UnsafePath, os_error, translated
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
@@ -60,6 +60,7 @@ class PagesResult:
         return {"pages": [p.to_json() for p in self.pages]}
 
 
+@translated("read")
 def pages(*, vault: VaultArg = None) -> PagesResult:
     """The page registry of ``vault``: titles, files and aliases, sorted by title."""
     registry, warnings = load_registry(_vault(vault))
@@ -77,6 +78,7 @@ class LintResult:
         return {"problems": [p.to_json() for p in self.problems]}
 
 
+@translated("read")
 def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
     """Check bullets against the guest rules without writing: unknown pages (with the closest
     existing names), properties, structure, block refs, superseded pages."""
@@ -116,6 +118,7 @@ class VaultInfo:
         return data
 
 
+@translated("read")
 def info(*, vault: VaultArg = None, date: str | dt.date | None = None) -> VaultInfo:
     """Where ``date``'s journal page of ``vault`` is and how the vault is set up."""
     v = _vault(vault)
@@ -134,6 +137,7 @@ def info(*, vault: VaultArg = None, date: str | dt.date | None = None) -> VaultI
     )
 
 
+@translated("write")
 def append(
     bullets: Sequence[str | Bullet] | str,
     *,
@@ -247,6 +251,7 @@ class TopicsResult:
         return {"as_of": self.as_of.isoformat(), "days": self.days, self.key: items}
 
 
+@translated("read")
 def topics(
     *,
     vault: VaultArg = None,
@@ -260,6 +265,7 @@ def topics(
     return TopicsResult(q.as_of, q.days, found, warnings=warnings)
 
 
+@translated("read")
 def stale(
     *,
     vault: VaultArg = None,
@@ -273,6 +279,7 @@ def stale(
     return TopicsResult(q.as_of, q.days, threads, "threads", warnings)
 
 
+@translated("read")
 def status(
     topic: str,
     *,
@@ -318,6 +325,7 @@ class TimelineResult:
         return target
 
 
+@translated("read")
 def timeline(
     topic: str,
     *,
@@ -388,6 +396,7 @@ class RelatedResult:
         return data
 
 
+@translated("read")
 def related(
     topic: str | None = None,
     *,

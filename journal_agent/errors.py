@@ -31,8 +31,12 @@ they enter, chained with ``from``. The CLI prints the message as one line and ex
 from __future__ import annotations
 
 import errno
+import functools
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class JournalAgentError(Exception):
@@ -184,3 +188,25 @@ def short(text: str, limit: int = 60) -> str:
     if len(flat) <= limit:
         return flat
     return f"{flat[:limit]}… ({len(text)} characters)"
+
+
+def translated(action: str) -> Callable[[F], F]:
+    """The boundary of the library: any ``OSError`` that escaped a more precise mapping becomes
+    a `StorageError` naming the file, and a settings or page file nested too deeply to read a
+    `ConfigError`, so that a caller who catches `JournalAgentError` catches everything."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except JournalAgentError:
+                raise
+            except OSError as exc:
+                raise os_error(exc, exc.filename or "a file", action) from exc
+            except RecursionError as exc:
+                raise ConfigError("a settings or page file is nested too deeply to read") from exc
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate

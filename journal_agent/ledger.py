@@ -107,7 +107,11 @@ class LedgerWriter:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        os.close(self.fd)
+        try:
+            os.close(self.fd)
+        except OSError as error:
+            if exc is None:  # what was recorded was fsynced; the close still failed: say so
+                raise os_error(error, self.ledger.path, "close the ledger") from error
 
     def record(self, entries: list[Entry]) -> None:
         """Append entries in one write (O_APPEND: concurrent writers never interleave a line)."""

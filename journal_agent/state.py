@@ -147,7 +147,7 @@ class PageLock:
         self.fd = self.state.open(self.name, os.O_RDWR | os.O_CREAT, sub="locks")
         start = time.monotonic()
         try:
-            while not _try_lock(self.fd):
+            while not _try_lock(self.fd, self.state.path / "locks" / self.name):
                 waited = time.monotonic() - start
                 if waited >= self.wait:
                     raise LockTimeout(
@@ -156,15 +156,22 @@ class PageLock:
                     )
                 time.sleep(min(0.01, max(0.0, self.wait - waited)))
         except BaseException:
-            os.close(self.fd)
+            _close(self.fd)
             raise
         return self
 
     def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)  # closing the descriptor releases the lock
+        _close(self.fd)  # closing the descriptor releases the lock, even when close fails
 
 
-def _try_lock(fd: int) -> bool:
+def _close(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _try_lock(fd: int, path: Path) -> bool:
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
@@ -179,4 +186,6 @@ def _try_lock(fd: int) -> bool:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
+    except OSError as exc:  # no locks on this file system (ENOLCK), an I/O error
+        raise os_error(exc, path, "lock") from exc
     return True

@@ -121,7 +121,10 @@ class FileBackend(Backend):
             finally:
                 _unlink(fd_dir, tmp)
             if landed:
-                fsync_dir(fd_dir)
+                try:
+                    fsync_dir(fd_dir)
+                except OSError as exc:
+                    raise os_error(exc, folder or ".", "make the new page durable in") from exc
                 return None
             previous = seen.data if seen is not None else None
             return self._version(page, settled_read(fd_dir, name, page.path, previous, until))
@@ -230,12 +233,16 @@ def _write_temp(fd_dir: int, data: bytes, seen: Seen | None, rel: str) -> tuple[
         os.fsync(fd)
         ino = os.fstat(fd).st_ino
     except BaseException as exc:
-        os.close(fd)
+        _close_quietly(fd)
         _unlink(fd_dir, tmp)
         if isinstance(exc, OSError):
             raise os_error(exc, rel, "write the new version of") from exc
         raise
-    os.close(fd)
+    try:
+        os.close(fd)
+    except OSError as exc:
+        _unlink(fd_dir, tmp)
+        raise os_error(exc, rel, "write the new version of") from exc
     return tmp, ino
 
 
@@ -296,6 +303,13 @@ def _swap_back(fd_dir: int, tmp: str, ours: int, name: str) -> None:
     disk.exchange(fd_dir, tmp, name)
     if os.stat(tmp, dir_fd=fd_dir, follow_symlinks=False).st_ino != ours:
         disk.exchange(fd_dir, tmp, name)
+
+
+def _close_quietly(fd: int) -> None:
+    try:
+        os.close(fd)
+    except OSError:
+        pass
 
 
 def _unlink(fd_dir: int, name: str) -> None:
