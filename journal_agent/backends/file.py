@@ -116,10 +116,15 @@ class FileBackend(Backend):
                     landed = _link_new(fd_dir, tmp, name)
                 else:
                     landed = _swap(fd_dir, tmp, ours, name, seen)
+            except _DisplacedKept:
+                raise  # the temporary name may hold someone's save now: leave it
             except OSError as exc:
-                raise os_error(exc, self.vault.root / page.path, "replace") from exc
-            finally:
                 _unlink(fd_dir, tmp)
+                raise os_error(exc, self.vault.root / page.path, "replace") from exc
+            except BaseException:
+                _unlink(fd_dir, tmp)
+                raise
+            _unlink(fd_dir, tmp)
             if landed:
                 try:
                     fsync_dir(fd_dir)
@@ -269,7 +274,12 @@ def _swap(fd_dir: int, tmp: str, ours: int, name: str, seen: Seen) -> bool:
             if not disk.exchange(fd_dir, tmp, name):
                 os.replace(tmp, name, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)  # no exchange here
                 return True
-            if _displaced_intact(fd_dir, tmp, fd, seen, lease):
+            try:
+                intact = _displaced_intact(fd_dir, tmp, fd, seen, lease)
+            except OSError:  # cannot tell what we displaced: put it back rather than lose it
+                _swap_back(fd_dir, tmp, ours, name)
+                raise
+            if intact:
                 return True
             _swap_back(fd_dir, tmp, ours, name)
             return False
@@ -299,10 +309,27 @@ def _displaced_intact(fd_dir: int, tmp: str, fd: int, seen: Seen, lease: disk.Le
 
 
 def _swap_back(fd_dir: int, tmp: str, ours: int, name: str) -> None:
-    """Put the displaced save back; if yet another save landed meanwhile, keep that one."""
-    disk.exchange(fd_dir, tmp, name)
-    if os.stat(tmp, dir_fd=fd_dir, follow_symlinks=False).st_ino != ours:
+    """Put the displaced save back; if yet another save landed meanwhile, keep that one. If the
+    swap fails, the displaced file is kept under a name no cleanup removes, and said so."""
+    try:
         disk.exchange(fd_dir, tmp, name)
+        if os.stat(tmp, dir_fd=fd_dir, follow_symlinks=False).st_ino != ours:
+            disk.exchange(fd_dir, tmp, name)
+    except OSError as exc:
+        kept = f"{name}.journal-agent-kept-{os.getpid()}"
+        try:
+            os.rename(tmp, kept, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)
+        except OSError:
+            kept = tmp
+        raise _DisplacedKept(
+            f"{name}: a save made while journal-agent was writing could not be put back "
+            f"({exc.strerror}); it is kept as {kept} beside the page",
+            exc.errno,
+        ) from exc
+
+
+class _DisplacedKept(StorageError):
+    """A displaced save could not be put back and is kept beside the page: never unlink it."""
 
 
 def _close_quietly(fd: int) -> None:
