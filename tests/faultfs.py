@@ -17,11 +17,13 @@ A failed ``close`` does close the file first (as on Linux). Kinds, and how they 
 
 * audit events (`sys.addaudithook`; raising in the hook aborts the operation): open, rename
   (``os.rename``/``os.replace``), unlink, rmdir, mkdir, chmod (also ``fchmod``), chown, link,
-  symlink, truncate, utime, list (``scandir``/``listdir``);
+  symlink, truncate (also ``ftruncate``), utime, list (``scandir``/``listdir``), xattr (set,
+  remove), lock (``flock``, ``lockf``, ``fcntl`` locks and leases);
 * C functions looked up through ctypes (``CDLL.__getitem__`` returns a wrapper): a call with a
   path under root is ``exchange`` (``renameat2``) or ``ctypes.NAME``; failed, it returns -1 with
   errno set (`ctypes.set_errno`), which is how the C function reports the error;
-* wrapped functions (no audit event): read, write (``os.read``/``pread``/``write``/``pwrite``),
+* wrapped functions (no audit event): read (``os.read``/``pread``/``readv``/``preadv``), write
+  (``os.write``/``pwrite``/``writev``/``pwritev``/``sendfile``/``copy_file_range``/``splice``),
   fsync (``os.fsync``/``fdatasync``), stat (``os.stat``/``lstat``), close (``os.close`` of a
   descriptor open for writing);
 * wrapped file objects (``open``/``io.open``/``os.fdopen`` return a proxy for a file under root):
@@ -52,22 +54,25 @@ COUNTS: dict[str, int] = {}
 STATE = {"fired": False}
 _local = threading.local()
 
-real = {
-    name: getattr(os, name)
-    for name in (
-        "read",
-        "pread",
-        "write",
-        "pwrite",
-        "fsync",
-        "fdatasync",
-        "stat",
-        "lstat",
-        "close",
-        "readlink",
-        "fspath",
-    )
+#: os functions with no audit event: name -> (kind, index of the argument naming the file)
+WRAPPED: dict[str, tuple[str, int]] = {
+    "read": ("read", 0),
+    "pread": ("read", 0),
+    "readv": ("read", 0),
+    "preadv": ("read", 0),
+    "write": ("write", 0),
+    "pwrite": ("write", 0),
+    "writev": ("write", 0),
+    "pwritev": ("write", 0),
+    "sendfile": ("write", 0),  # out_fd, in_fd, ...: what shutil.copyfile writes with
+    "copy_file_range": ("write", 1),  # src, dst, ...
+    "splice": ("write", 1),
+    "fsync": ("fsync", 0),
+    "fdatasync": ("fsync", 0),
+    "stat": ("stat", 0),
+    "lstat": ("stat", 0),
 }
+real = {name: getattr(os, name) for name in [*WRAPPED, "close", "readlink", "fspath"]}
 real_open = io.open
 real_getitem = ctypes.CDLL.__getitem__
 
@@ -134,7 +139,13 @@ AUDIT = {
     "os.utime": "utime",
     "os.scandir": "list",
     "os.listdir": "list",
+    "os.setxattr": "xattr",
+    "os.removexattr": "xattr",
+    "fcntl.flock": "lock",
+    "fcntl.lockf": "lock",
 }
+#: fcntl commands that take a lock or a lease (F_SETLK, F_SETLKW, F_OFD_SETLK(W), F_SETLEASE)
+LOCKING = {6, 7, 37, 38, 1024}
 
 
 def audit(event: str, args: tuple[Any, ...]) -> None:
@@ -148,6 +159,8 @@ def audit(event: str, args: tuple[Any, ...]) -> None:
         check(kind, args[0], args[1])
     elif kind is not None:
         check(kind, args[0] if args else None)
+    elif event == "fcntl.fcntl" and args[1] in LOCKING:
+        check("lock", args[0])
 
 
 class CFunction:
@@ -173,7 +186,7 @@ class CFunction:
         try:
             check(self._kind, *paths)
         except OSError as exc:
-            ctypes.set_errno(exc.errno)
+            ctypes.set_errno(exc.errno or errno.EIO)
             return -1
         return self._fn(*args)
 
@@ -190,44 +203,18 @@ def _writable(fd: int) -> bool:
         return False
 
 
-def _read(fd: int, *args: Any) -> Any:
-    check("read", fd)
-    return real["read"](fd, *args)
+def _wrap(name: str) -> Any:
+    kind, where = WRAPPED[name]
+    fn = real[name]
 
+    def wrapper(*args: Any, **kw: Any) -> Any:
+        target = args[where] if len(args) > where else None
+        if target is not None and not isinstance(target, (int, str, bytes, os.PathLike)):
+            target = target.fileno()  # os.fsync(file object)
+        check(kind, target)
+        return fn(*args, **kw)
 
-def _pread(fd: int, *args: Any) -> Any:
-    check("read", fd)
-    return real["pread"](fd, *args)
-
-
-def _write(fd: int, *args: Any) -> Any:
-    check("write", fd)
-    return real["write"](fd, *args)
-
-
-def _pwrite(fd: int, *args: Any) -> Any:
-    check("write", fd)
-    return real["pwrite"](fd, *args)
-
-
-def _fsync(fd: Any) -> None:
-    check("fsync", fd if isinstance(fd, int) else fd.fileno())
-    real["fsync"](fd)
-
-
-def _fdatasync(fd: Any) -> None:
-    check("fsync", fd if isinstance(fd, int) else fd.fileno())
-    real["fdatasync"](fd)
-
-
-def _stat(path: Any, *args: Any, **kw: Any) -> Any:
-    check("stat", path)
-    return real["stat"](path, *args, **kw)
-
-
-def _lstat(path: Any, *args: Any, **kw: Any) -> Any:
-    check("stat", path)
-    return real["lstat"](path, *args, **kw)
+    return wrapper
 
 
 def _close(fd: int) -> None:
@@ -309,8 +296,9 @@ def _io_open(file: Any, mode: str = "r", *args: Any, **kw: Any) -> Any:
 
 def install() -> None:
     sys.addaudithook(audit)
-    os.read, os.pread, os.write, os.pwrite = _read, _pread, _write, _pwrite
-    os.fsync, os.fdatasync, os.stat, os.lstat, os.close = _fsync, _fdatasync, _stat, _lstat, _close
+    for name in WRAPPED:
+        setattr(os, name, _wrap(name))
+    os.close = _close
     io.open = builtins.open = _io_open
     ctypes.CDLL.__getitem__ = _getitem  # type: ignore[method-assign]
 

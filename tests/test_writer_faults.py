@@ -5,8 +5,9 @@ The calls are enumerated, not listed: a first run of the append (in a fresh inte
 state folder is inside it), by kind: open, read, write, flush, fsync, close, rename, exchange
 (``renameat2``), link, unlink, mkdir, chmod, chown, truncate, list, ...; then, for each kind and
 each index k, a fresh copy of the vault runs the same append with the k-th call of that kind
-raising ``OSError`` (EIO, ENOSPC or EACCES; EPERM for chmod/chown). A rewritten writer or
-backend is enumerated the same way: nothing here names a function of journal-agent.
+raising ``OSError`` (EIO, ENOSPC or EACCES; EPERM for chmod/chown, ENOLCK for locks). A
+rewritten writer or backend is enumerated the same way: nothing here names a function of
+journal-agent.
 
 After each fault:
 
@@ -44,9 +45,8 @@ from typing import Any
 import pytest
 
 import journal_agent
-from journal_agent.ledger import Ledger, text_hash
 
-from .conftest import SAMPLE_VAULT, copy_vault, journal
+from .conftest import SAMPLE_VAULT, copy_vault, journal, ledger_counts
 
 CHILD = Path(__file__).resolve().parent / "faultfs.py"
 FULL = os.environ.get("FAULTS_FULL") == "1"
@@ -63,6 +63,7 @@ ERRNOS: dict[str, tuple[int, ...]] = {
     "mkdir": (errno.ENOSPC, errno.EACCES),
     "chmod": (errno.EPERM,),
     "chown": (errno.EPERM,),
+    "lock": (errno.ENOLCK, errno.EIO),
     "stat": (errno.EACCES, errno.EIO),
 }
 DEFAULT_ERRNOS = (errno.EACCES, errno.EIO)  # rename, exchange, link, unlink, list, ...
@@ -97,10 +98,6 @@ def all_files(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*") if not p.is_dir()}
 
 
-def ledger_hashes(vault: Path, rel: str) -> Counter[str]:
-    return Counter(e.hash for e in Ledger.for_vault(vault).entries() if e.page == rel)
-
-
 @dataclass
 class Base:
     """A scenario's vault before the faulty append, and the pages a run without faults gives."""
@@ -130,8 +127,8 @@ def _prepare(scenario: Scenario, tmp: Path) -> Base:
     counted = _child(scenario, counting, tmp / "count.json", None, False)
     if not counted["report"]["ok"] or journal(counting, scenario.day).read_bytes() != new:
         raise RuntimeError(f"the counting run did not append: {counted}")
-    calls = [tuple(c) for c in counted["report"]["calls"]]
-    return Base(scenario, base, rel, old, new, final, calls)  # type: ignore[arg-type]
+    calls = [(kind, detail) for kind, detail in counted["report"]["calls"]]
+    return Base(scenario, base, rel, old, new, final, calls)
 
 
 def _child(
@@ -234,8 +231,8 @@ def _inject(base: Base, fault: Fault, tmp: Path) -> Fault:
     appeared = {f for f in appeared if not f.startswith(".journal-agent/")}
     if appeared:
         problems.append(f"files left behind: {sorted(appeared)}")
-    recorded = ledger_hashes(vault, base.rel)
-    mine = [text_hash(b) in recorded for b in BULLETS]
+    recorded = ledger_counts(vault, base.rel, AGENT)
+    mine = [b in recorded for b in BULLETS]
     if state == "old" and any(mine):
         problems.append("the ledger holds bullets the page does not (a retry would skip them)")
     if state == "new" and any(mine) and not all(mine):
@@ -254,10 +251,11 @@ def _inject(base: Base, fault: Fault, tmp: Path) -> Fault:
             problems.append(f"the retry wrote {retry.written}, not {expected}")
         if page.read_bytes() != base.final:
             problems.append("after the retry the page is not what a run without faults gives")
-        recorded = ledger_hashes(vault, base.rel)
-        counts = [recorded[text_hash(b)] for b in [*BULLETS, EXTRA]]
+        recorded = ledger_counts(vault, base.rel, AGENT)
+        counts = [recorded[b] for b in [*BULLETS, EXTRA]]
         if counts != [1, 1, 1]:
             problems.append(f"after the retry the ledger holds the bullets {counts} times")
+    fault.problems = [p.replace(str(vault), "<vault>") for p in problems]
     shutil.rmtree(where, ignore_errors=True)
     return fault
 

@@ -65,18 +65,17 @@ from typing import Any
 import pytest
 
 import journal_agent
-from journal_agent.ledger import Ledger, text_hash
 
-from .conftest import journal, visible_files
+from .conftest import journal, ledger_counts, visible_files
 
 SPAWN = multiprocessing.get_context("spawn")
-ROUNDS = int(os.environ.get("SLOW_SAVE_ROUNDS", "3"))  # pages per case, one after another
+ROUNDS = int(os.environ.get("SLOW_SAVE_ROUNDS", "5"))  # pages per case, one after another
 FIRST_DAY = dt.date(2026, 12, 1)  # no page yet in sample_vault: each round seeds its own
 SEED = b"- human 0: the first line of the day, about [[Atlas Migration]]\n"
 EVERY = (0.001, 0.005)  # seconds between two saves of a burst ("every few ms")
 PAUSE = (0.001, 0.020)  # inside a save: after the truncate, or between the two halves
 BURST = (4, 30)  # saves before a quiet moment
-QUIET = (0.05, 0.4)  # a quiet moment: a settle rule of up to ~50 ms lets agents through
+QUIET = (0.05, 0.4)  # a quiet moment: a writer that waits for the page to settle gets through
 GAP = (0.0, 0.04)  # seconds between two appends of one agent
 RETRIES = 3  # attempts per append (a hook that meets a busy page may try again)
 DEADLINE = 90.0  # seconds; a hung process fails the test instead of hanging the suite
@@ -221,7 +220,7 @@ def _editor(
 # the agents
 
 
-def _append_api(vault: str, agent: str, day: str, session: str, texts: list[str]) -> dict:
+def _append_api(vault: str, agent: str, day: str, session: str, texts: list[str]) -> dict[str, Any]:
     try:
         r = journal_agent.append(texts, vault=vault, agent=agent, date=day, session=session)
     except journal_agent.JournalAgentError as exc:
@@ -231,7 +230,7 @@ def _append_api(vault: str, agent: str, day: str, session: str, texts: list[str]
     return {"ok": True, "written": r.written, "duplicates": r.duplicates}
 
 
-def _append_cli(vault: str, agent: str, day: str, session: str, texts: list[str]) -> dict:
+def _append_cli(vault: str, agent: str, day: str, session: str, texts: list[str]) -> dict[str, Any]:
     argv = ["append", "--json", "--vault", vault, "--agent", agent, "--date", day]
     proc = subprocess.run(
         [sys.executable, "-m", "journal_agent", *argv, "--session", session, *texts],
@@ -330,7 +329,7 @@ def _check_round(
 
     # the bullets: written once, or reported as not written and nowhere
     rel = page.relative_to(vault).as_posix()
-    ledger = Counter((e.agent, e.hash) for e in Ledger.for_vault(vault).entries() if e.page == rel)
+    ledgers = {a: ledger_counts(vault, rel, a) for a in {call["agent"] for call in calls}}
     bad: dict[str, list[str]] = {}
     for call in calls:
         attempts = call["attempts"]
@@ -347,7 +346,7 @@ def _check_round(
             counts["bullets"] += 1
             on_page = sum(1 for x in lines if x.strip() == f"- {t}")
             reported = sum(a.get("written", []).count(t) for a in attempts)
-            in_ledger = ledger[(call["agent"], text_hash(t))]
+            in_ledger = ledgers[call["agent"]][t]
             if on_page > 1:
                 bad.setdefault("duplicated on the page", []).append(t)
             if succeeded and on_page == 0:

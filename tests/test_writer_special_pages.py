@@ -23,7 +23,6 @@ import os
 import stat
 import subprocess
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -31,9 +30,8 @@ from typing import Literal
 import pytest
 
 import journal_agent
-from journal_agent.ledger import Ledger, text_hash
 
-from .conftest import copy_vault, journal
+from .conftest import copy_vault, journal, ledger_counts
 
 DAY = "2026-11-25"  # the page exists, with claude's block
 AGENT = "claude"
@@ -116,8 +114,8 @@ def _check(vault: Path, tmp_path: Path, how: str, other_names: list[Path], case:
     message = _append(vault, how)
     after = page.stat()
     data = page.read_bytes()
-    ledger = Counter(e.hash for e in Ledger.for_vault(vault).entries() if e.page == rel)
-    mine = [ledger[text_hash(b)] for b in BULLETS]
+    ledger = ledger_counts(vault, rel, AGENT)
+    mine = [ledger[b] for b in BULLETS]
     if message is not None:  # refused: everything as it was
         assert data == old, "refused, yet the page changed"
         assert (after.st_ino, after.st_mode, after.st_uid, after.st_gid, after.st_nlink) == (
