@@ -14,14 +14,15 @@ After each fault:
 * the journal page is byte for byte the old page (absent, for a new page) or the new one (what
   the same append writes without a fault): never torn, never anything else;
 * no file appeared other than the page and what is inside journal-agent's own ``.journal-agent/``
-  folder (no temporary file left in the journal folder);
+  folder (no temporary file left in the journal folder), except that a hidden file whose
+  removal was the failed call may stay until the next append removes it;
 * the ledger agrees with the page: the bullets are in it (all of them) iff the new page is on
   disk, or, if the ledger write itself failed, not at all;
 * the caller got either success with the new page, or a `JournalAgentError` with a one-line
   message (the CLI: exit 1 or 2 and exactly one line on stderr, no traceback, no "internal
   error"); an error that says "nothing was written" while the new page is on disk is a lie;
 * the hook retried without a fault (the same bullets and one more) ends with the page an
-  uninterrupted run gives, each bullet once on the page and once in the ledger.
+  uninterrupted run gives, each bullet once on the page and once in the ledger, and no litter.
 
 Each scenario runs every fault through the API, and the first and last of each kind through
 the CLI (every fault with ``FAULTS_FULL=1``, which also fails each ``stat``). The counts of
@@ -227,8 +228,9 @@ def _inject(base: Base, fault: Fault, tmp: Path) -> Fault:
         problems.append("reported written, but the new page is not on disk")
     if failed and state == "new" and NOTHING_WRITTEN in message:
         problems.append(f"says nothing was written, but the new page is on disk: {message}")
-    appeared = all_files(vault) - before - {base.rel}
-    appeared = {f for f in appeared if not f.startswith(".journal-agent/")}
+    appeared = _litter(vault, before, base.rel)
+    if fault.kind == "unlink":  # the file whose removal failed may stay, hidden, until the retry
+        appeared = {f for f in appeared if not f.rsplit("/", 1)[-1].startswith(".")}
     if appeared:
         problems.append(f"files left behind: {sorted(appeared)}")
     recorded = ledger_counts(vault, base.rel, AGENT)
@@ -255,9 +257,16 @@ def _inject(base: Base, fault: Fault, tmp: Path) -> Fault:
         counts = [recorded[b] for b in [*BULLETS, EXTRA]]
         if counts != [1, 1, 1]:
             problems.append(f"after the retry the ledger holds the bullets {counts} times")
+        if left := _litter(vault, before, base.rel):
+            problems.append(f"files left behind after the retry: {sorted(left)}")
     fault.problems = [p.replace(str(vault), "<vault>") for p in problems]
     shutil.rmtree(where, ignore_errors=True)
     return fault
+
+
+def _litter(vault: Path, before: set[str], page: str) -> set[str]:
+    """Files that appeared, other than the page and journal-agent's own folder."""
+    return {f for f in all_files(vault) - before - {page} if not f.startswith(".journal-agent/")}
 
 
 def _faults(base: Base) -> list[Fault]:
