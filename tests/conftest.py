@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,22 @@ def visible_files(vault: Path) -> set[str]:
         for p in vault.rglob("*")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(vault).parts)
     }
+
+
+def ledger_counts(vault: Path, page: str, agent: str) -> Counter[str]:
+    """How many times each bullet text is in the vault's ledger file for ``page`` (a vault-relative
+    path) and ``agent``, read as the file it is (``.journal-agent/ledger.jsonl``, one JSON object
+    a line; a torn line is skipped)."""
+    try:
+        data = (vault / ".journal-agent" / "ledger.jsonl").read_bytes()
+    except FileNotFoundError:
+        return Counter()
+    found: Counter[str] = Counter()
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if entry.get("page") == page and entry.get("agent") == agent:
+            found[entry.get("text")] += 1
+    return found
