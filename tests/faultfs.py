@@ -72,7 +72,7 @@ WRAPPED: dict[str, tuple[str, int]] = {
     "stat": ("stat", 0),
     "lstat": ("stat", 0),
 }
-real = {name: getattr(os, name) for name in [*WRAPPED, "close", "readlink", "fspath"]}
+real = {name: getattr(os, name) for name in [*WRAPPED, "close", "readlink", "fspath", "open"]}
 real_open = io.open
 real_getitem = ctypes.CDLL.__getitem__
 
@@ -89,14 +89,18 @@ class _Quiet:
         _local.busy = self.was
 
 
-def _path_of(target: Any) -> str | None:
-    """The absolute path of a path-like or a file descriptor, if it is under ROOT."""
+def _path_of(target: Any, dir_fd: Any = None) -> str | None:
+    """The absolute path of a path-like (relative to the folder descriptor ``dir_fd``, else to
+    the working folder) or of a file descriptor, if it is under ROOT."""
     try:
         if isinstance(target, int):
             path = real["readlink"](f"/proc/self/fd/{target}").removesuffix(" (deleted)")
         elif isinstance(target, (str, bytes, os.PathLike)):
             path = os.fsdecode(real["fspath"](target))
-            path = os.path.normpath(os.path.join(os.getcwd(), path))
+            base = os.getcwd()
+            if isinstance(dir_fd, int) and dir_fd >= 0:
+                base = real["readlink"](f"/proc/self/fd/{dir_fd}")
+            path = os.path.normpath(os.path.join(base, path))
         else:
             return None
     except (OSError, TypeError, ValueError):
@@ -108,12 +112,14 @@ def _rel(path: str) -> str:
     return os.path.relpath(path, ROOT)
 
 
-def check(kind: str, *targets: Any, note: str = "") -> None:
-    """Count a call of ``kind`` on ``targets``; raise if it is the one to fail."""
+def check(kind: str, *targets: Any, note: str = "", dir_fds: tuple[Any, ...] = ()) -> None:
+    """Count a call of ``kind`` on ``targets`` (each relative to the folder descriptor of the
+    same position in ``dir_fds``, if any); raise if it is the one to fail."""
     with _Quiet() as busy:
         if busy:
             return
-        paths = [p for p in (_path_of(t) for t in targets) if p]
+        fds = list(dir_fds) + [None] * (len(targets) - len(dir_fds))
+        paths = [p for p in (_path_of(t, d) for t, d in zip(targets, fds)) if p]
         if not paths:
             return
         index = COUNTS.get(kind, 0)
@@ -148,19 +154,46 @@ AUDIT = {
 LOCKING = {6, 7, 37, 38, 1024}
 
 
+#: where an audit event's folder descriptors are: event -> (index per path argument)
+DIR_FD_ARGS: dict[str, tuple[int, ...]] = {
+    "os.rename": (2, 3),
+    "os.link": (2, 3),
+    "os.symlink": (-1, 2),
+    "os.remove": (1,),
+    "os.rmdir": (1,),
+    "os.mkdir": (2,),
+    "os.chmod": (2,),
+    "os.chown": (3,),
+    "os.utime": (4,),
+}
+
+
 def audit(event: str, args: tuple[Any, ...]) -> None:
     kind = AUDIT.get(event)
+    fds = tuple(args[i] if 0 <= i < len(args) else None for i in DIR_FD_ARGS.get(event, ()))
     if kind == "open":
-        if isinstance(args[0], int):
-            return  # io.open(fd) / os.fdopen: no file-system call
+        if isinstance(args[0], int) or getattr(_local, "os_open", False):
+            return  # io.open(fd) / os.fdopen: no file-system call; os.open counts itself
         flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
         check(kind, args[0], note="(write)" if flags & (os.O_WRONLY | os.O_RDWR) else "")
     elif kind in ("rename", "link", "symlink"):
-        check(kind, args[0], args[1])
+        check(kind, args[0], args[1], dir_fds=fds)
     elif kind is not None:
-        check(kind, args[0] if args else None)
+        check(kind, args[0] if args else None, dir_fds=fds)
     elif event == "fcntl.fcntl" and args[1] in LOCKING:
         check("lock", args[0])
+
+
+def _os_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) -> int:
+    """os.open, counted with its folder descriptor (its audit event does not carry it)."""
+    check(
+        "open", path, note="(write)" if flags & (os.O_WRONLY | os.O_RDWR) else "", dir_fds=(dir_fd,)
+    )
+    _local.os_open = True
+    try:
+        return real["open"](path, flags, mode, dir_fd=dir_fd)
+    finally:
+        _local.os_open = False
 
 
 class CFunction:
@@ -183,8 +216,9 @@ class CFunction:
             ctypes.set_errno(errno.EINVAL)  # a file system without RENAME_EXCHANGE
             return -1
         paths = [a for a in args if isinstance(a, (bytes, str))]
+        fds = [args[i - 1] for i, a in enumerate(args) if isinstance(a, (bytes, str)) and i > 0]
         try:
-            check(self._kind, *paths)
+            check(self._kind, *paths, dir_fds=tuple(fds))
         except OSError as exc:
             ctypes.set_errno(exc.errno or errno.EIO)
             return -1
@@ -211,7 +245,7 @@ def _wrap(name: str) -> Any:
         target = args[where] if len(args) > where else None
         if target is not None and not isinstance(target, (int, str, bytes, os.PathLike)):
             target = target.fileno()  # os.fsync(file object)
-        check(kind, target)
+        check(kind, target, dir_fds=(kw.get("dir_fd"),))
         return fn(*args, **kw)
 
     return wrapper
@@ -299,6 +333,7 @@ def install() -> None:
     for name in WRAPPED:
         setattr(os, name, _wrap(name))
     os.close = _close
+    os.open = _os_open
     io.open = builtins.open = _io_open
     ctypes.CDLL.__getitem__ = _getitem  # type: ignore[method-assign]
 
@@ -333,7 +368,7 @@ def run() -> dict[str, Any]:
 if __name__ == "__main__":
     out = run()
     out["calls"], out["fired"] = CALLS, STATE["fired"]
-    os.write, os.close = real["write"], real["close"]
+    os.write, os.close, os.open = real["write"], real["close"], real["open"]
     io.open = builtins.open = real_open
     with real_open(SPEC["report"], "w") as fh:
         json.dump(out, fh)

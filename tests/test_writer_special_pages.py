@@ -1,9 +1,11 @@
 """Pages a plain rename would change behind the person's back: hard-linked, read-only, another
 user's.
 
-What journal-agent should do with them is a policy the writer has not settled yet (keep owner,
-group and mode; refuse a read-only page; refuse a hard-linked page or write it in place). So
-these tests hold every case to what any policy must give, and nothing more:
+The policy (`POLICIES`): a hard-linked page is refused (journal-agent writes by atomic rename,
+which would cut the links, and an in-place write could be torn by a crash); a read-only page is
+refused (it was made so on purpose); another user's page is written keeping its owner, group and
+mode when journal-agent may give them (as root), else refused. Every case also holds to what any
+policy must give:
 
 * nothing is lost: every name of the file holds the old page or the new one, byte for byte;
 * the outcome is one of two: a refusal (a `JournalAgentError` with a one-line message, or the
@@ -12,8 +14,7 @@ these tests hold every case to what any policy must give, and nothing more:
   ordinary page, the ledger holds each bullet once);
 * no temporary file or other file is left.
 
-The policy, once decided, goes into `POLICIES` below: each field left ``None`` accepts either
-answer; set it to pin one. What happens today is printed (``pytest -rP``).
+A field left ``None`` accepts either answer. What happens is printed (``pytest -rP``).
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ class Policy:
 
 
 POLICIES: dict[str, Policy] = {
-    # refuse it, or write it in place (in_place=True), or replace it (the other name keeps the
-    # old page)?
-    "hard-linked": Policy(),
-    # refuse it (outcome="refused"), or write it keeping its mode (keep_mode=True)?
-    "read-only": Policy(),
-    # refuse it, or write it keeping owner and group (keep_owner=True)?
-    "other-owner": Policy(),
+    "hard-linked": Policy(outcome="refused"),
+    "read-only": Policy(outcome="refused"),
+    "other-owner": Policy(
+        outcome="written" if hasattr(os, "geteuid") and os.geteuid() == 0 else "refused",
+        keep_mode=True,
+        keep_owner=True,
+    ),
 }
 
 
@@ -106,6 +107,7 @@ def _check(vault: Path, tmp_path: Path, how: str, other_names: list[Path], case:
     old = page.read_bytes()
     before = page.stat()
     twin = copy_vault(vault, tmp_path / "twin")  # an ordinary copy: what a correct write gives
+    journal(twin, DAY).chmod(0o644)
     journal_agent.append(BULLETS, vault=twin, agent=AGENT, date=DAY)
     new = journal(twin, DAY).read_bytes()
     files = _files(vault)
