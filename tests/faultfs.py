@@ -118,8 +118,8 @@ def check(kind: str, *targets: Any, note: str = "", dir_fds: tuple[Any, ...] = (
     with _Quiet() as busy:
         if busy:
             return
-        fds = list(dir_fds) + [None] * (len(targets) - len(dir_fds))
-        paths = [p for p in (_path_of(t, d) for t, d in zip(targets, fds)) if p]
+        fds = (list(dir_fds) + [None] * len(targets))[: len(targets)]
+        paths = [p for p in (_path_of(t, d) for t, d in zip(targets, fds, strict=True)) if p]
         if not paths:
             return
         index = COUNTS.get(kind, 0)
@@ -191,7 +191,8 @@ def _os_open(path: Any, flags: int, mode: int = 0o777, *, dir_fd: Any = None) ->
     )
     _local.os_open = True
     try:
-        return real["open"](path, flags, mode, dir_fd=dir_fd)
+        fd: int = real["open"](path, flags, mode, dir_fd=dir_fd)
+        return fd
     finally:
         _local.os_open = False
 
