@@ -82,6 +82,9 @@ DEADLINE = 90.0  # seconds; a hung process fails the test instead of hanging the
 
 # (agent name, worker id, how it appends, appends per round, bullets per append)
 SEQUENTIAL = [("claude", "s", "api", 10, 2)]
+# The same without read leases (another user's file, a network file system, macOS): the writer
+# then relies on the page having been quiet for a moment, and on watching the displaced file.
+NO_LEASE = [("claude", "n", "api-no-lease", 10, 2)]
 PARALLEL = [
     ("claude", "p", "api", 4, 2),
     ("claude", "q", "api", 4, 1),
@@ -256,7 +259,11 @@ def _agent(
     out: str,
 ) -> None:
     agent, worker, how, appends, per = who
-    append = _append_api if how == "api" else _append_cli
+    if how == "api-no-lease":
+        import journal_agent.backends.disk as disk
+
+        disk.take_lease = lambda fd: "none"
+    append = _append_cli if how == "cli" else _append_api
     rng = random.Random(out)
     reports = []
     for r, page in enumerate(pages):
@@ -366,7 +373,9 @@ def _check_round(
 
 
 @pytest.mark.parametrize("torn", [False, True], ids=["truncate-pause-write", "torn-half-save"])
-@pytest.mark.parametrize("agents", [SEQUENTIAL, PARALLEL], ids=["sequential", "parallel"])
+@pytest.mark.parametrize(
+    "agents", [SEQUENTIAL, PARALLEL, NO_LEASE], ids=["sequential", "parallel", "no-lease"]
+)
 def test_no_human_line_lost_to_agents_racing_a_slow_in_place_save(
     logseq_vault: Path, tmp_path: Path, torn: bool, agents: list[tuple[str, str, str, int, int]]
 ) -> None:

@@ -89,7 +89,8 @@ def _renameat2() -> Any:
 
 
 def stat_key(st: os.stat_result) -> tuple[int, ...]:
-    """What identifies one state of a file: its inode, size and change times."""
+    """What identifies one state of a file: its inode, size, and modification and change times
+    (the change time also moves when the file is renamed)."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
