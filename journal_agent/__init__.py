@@ -103,6 +103,9 @@ if TYPE_CHECKING:
         LockTimeout as LockTimeout,
     )
     from .errors import (
+        MissingExtra as MissingExtra,
+    )
+    from .errors import (
         NotAVault as NotAVault,
     )
     from .errors import (
@@ -189,7 +192,7 @@ _HOMES = {
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
     "errors": (
         "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
-        "JournalAgentError LockTimeout NotAVault PageError PageNotFound Refused "
+        "JournalAgentError LockTimeout MissingExtra NotAVault PageError PageNotFound Refused "
         "StorageError UnreadablePage UnsafePage UnsafePath VaultError VaultNotFound "
         "WriteConflict WriteError"
     ),

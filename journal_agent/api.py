@@ -61,10 +61,17 @@ class PagesResult:
 
 
 @translated("read")
-def pages(*, vault: VaultArg = None) -> PagesResult:
-    """The page registry of ``vault``: titles, files and aliases, sorted by title."""
+def pages(*, vault: VaultArg = None, search: str | None = None, limit: int = 20) -> PagesResult:
+    """The page registry of ``vault``: titles, files and aliases, sorted by title. With
+    ``search``, the ``limit`` pages whose title or an alias best matches it (a part of the name,
+    any case, or a close spelling), best first: what an agent may link for a name it has in
+    mind."""
     registry, warnings = load_registry(_vault(vault))
-    return PagesResult(list(registry), warnings)
+    if search is None:
+        return PagesResult(list(registry), warnings)
+    if not search.strip():
+        raise BadArgument("the search is empty")
+    return PagesResult(registry.search(search, limit), warnings)
 
 
 @dataclass

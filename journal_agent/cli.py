@@ -275,12 +275,16 @@ def text_pages(result: dict[str, Any]) -> str:
     return _table(("title", "path", "aliases"), rows)
 
 
-@command(text=text_pages, example="journal-agent pages --vault ~/notes --json")
+@command(
+    arg("--search", metavar="NAME", help="only the pages whose title or alias matches NAME"),
+    text=text_pages,
+    example='journal-agent pages --vault ~/notes --search "atlas"',
+)
 def cmd_pages(args: argparse.Namespace) -> Any:
-    """List every page an agent may link: title, file and aliases."""
+    """List every page an agent may link (title, file, aliases), or search them by name."""
     from .api import pages
 
-    return pages(vault=args.vault)
+    return pages(vault=args.vault, search=args.search)
 
 
 def text_info(result: dict[str, Any]) -> str:
@@ -297,6 +301,19 @@ def cmd_info(args: argparse.Namespace) -> Any:
     from .api import info
 
     return info(vault=args.vault, date=args.date)
+
+
+@command(
+    arg("--agent", default="agent", help="the agent's name (its owned block: NAME log)"),
+    text=lambda result: "",
+    example="journal-agent mcp --vault ~/notes --agent claude",
+)
+def cmd_mcp(args: argparse.Namespace) -> Any:
+    """Serve the guest operations over MCP on stdin/stdout (needs journal-agent[mcp])."""
+    from .mcp_server import run
+
+    run(args.vault, args.agent)
+    return None
 
 
 # -- the parser and the run ---------------------------------------------------------------------
@@ -379,6 +396,8 @@ def _check_arguments(argv: Sequence[str]) -> None:
 
 
 def _print(result: Any, text: Text, json_out: bool) -> int:
+    if result is None:  # a command that answered by itself (a server)
+        return 0
     data = result.to_json()
     out = json.dumps(data, ensure_ascii=False, indent=2) if json_out else text(data)
     for warning in getattr(result, "warnings", []):

@@ -15,6 +15,7 @@ they enter, chained with ``from``. The CLI prints the message as one line and ex
     ├── PageError                  one page file cannot be read                  (exit 1)
     │   └── UnreadablePage         not UTF-8 text, binary, too large, or an I/O error
     ├── StorageError               a file or folder could not be read or written (exit 1)
+    ├── MissingExtra               an optional part is not installed               (exit 1)
     ├── WriteError                 a write could not be done safely; nothing written (exit 1)
     │   ├── LockTimeout            another writer held the journal page too long
     │   └── WriteConflict          the page kept changing under us (a human or app editing it)
@@ -81,6 +82,10 @@ class StorageError(JournalAgentError):
     def __init__(self, message: str, errno_: int | None = None) -> None:
         super().__init__(message)
         self.errno = errno_
+
+
+class MissingExtra(JournalAgentError):
+    """An optional part of journal-agent is not installed (the message names the extra)."""
 
 
 class WriteError(JournalAgentError):

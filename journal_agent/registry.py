@@ -102,6 +102,24 @@ class PageRegistry:
             names.extend(a for p in self.pages for a in p.aliases)
         return names
 
+    def search(self, query: str, limit: int = 20) -> list[Page]:
+        """The pages whose title or an alias contains ``query`` (any case), then the ones
+        spelled closest to it; journal pages last."""
+        from rapidfuzz import fuzz, process, utils  # lazy: only searches need it
+
+        key = page_key(query)
+        names = {page_key(n): p for p in self.pages for n in [p.title, *p.aliases]}
+        found = [p for n, p in names.items() if key in n]
+        close = process.extract(
+            key, list(names), scorer=fuzz.WRatio, processor=utils.default_process, limit=limit
+        )
+        found += [names[n] for n, score, _ in close if score >= 70]
+        unique = list({id(p): p for p in found}.values())
+        unique.sort(
+            key=lambda p: (p.date is not None, not page_key(p.title).startswith(key), p.title)
+        )
+        return unique[:limit]
+
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """The existing names closest to ``name`` (to offer instead of an unknown one)."""
         from rapidfuzz import fuzz, process, utils  # lazy: only refusals need it
