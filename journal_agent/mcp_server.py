@@ -11,6 +11,7 @@ wrote), and each tool description says so.
 from __future__ import annotations
 
 import functools
+import os
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -52,7 +53,7 @@ def _tool(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def server(vault: str | Vault | None, agent: str = "agent") -> MCPServer:
+def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -> MCPServer:
     """The MCP server of one vault and one agent (the vault is opened now, and stays)."""
     try:
         from mcp.server.mcpserver import MCPServer

@@ -146,7 +146,8 @@ def test_no_other_command_imports_the_sdk(logseq_vault: Path) -> None:
     code = (
         "import sys; from journal_agent.cli import main; "
         f"main(['stale', '--vault', {str(logseq_vault)!r}, '--json']); "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types'))))"
+        "print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('mcp', 'mcp_types'))))"
     )
     done = subprocess.run(
         [sys.executable, "-c", "import json; " + code], capture_output=True, text=True, timeout=60
