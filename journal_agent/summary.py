@@ -97,6 +97,20 @@ class Summary:
             out.append(topic)
         return out
 
+    def dated(self, i: int, as_of: dt.date, since: dt.date | None = None) -> range:
+        """Positions of topic ``i``'s dated mentions up to ``as_of`` (and from ``since``),
+        oldest first: read one with `backlink`. The projection fetches texts only this way,
+        for the topics it prints."""
+        lo, hi = self.starts[i], self.starts[i + 1]
+        end = bisect.bisect_right(self.days, as_of.toordinal(), lo, hi)
+        if since is not None:
+            lo = bisect.bisect_left(self.days, since.toordinal(), lo, end)
+        return range(lo, end)
+
+    def backlink(self, k: int) -> Backlink:
+        """The dated mention at position ``k`` (see `dated`)."""
+        return self._backlink(k)
+
     def _backlink(self, k: int) -> Backlink:
         path, page = self.files[self.sources[k]]
         day = dt.date.fromordinal(self.days[k])
