@@ -489,7 +489,7 @@ def context(
         _frontier(q, found, pages),
         corrections,
         items,
-        lambda rel: d.isoformat() if (d := q.vault.date_of(rel)) else rel,
+        lambda rel: f"the {d.isoformat()} journal" if (d := q.vault.date_of(rel)) else rel,
     )
     result = projection.build(inputs)
     result.warnings = list(found.warnings) + warnings

@@ -83,8 +83,8 @@ class Finding:
         if self.kind == "edited":
             return f"edited on {self.page}: {self.text!r} now reads {self.now!r}"
         if self.kind == "moved":
-            place = "elsewhere on the same page" if self.where == self.page else self.where
-            return f"moved out of the owned block on {self.page} (now on {place}): {self.text!r}"
+            place = "elsewhere on the same page" if self.where == self.page else f"on {self.where}"
+            return f"moved out of the owned block on {self.page}, now {place}: {self.text!r}"
         if self.kind == "lost":
             return (
                 f"vanished from {self.page} when Logseq saved an older copy over it (a copy with "

@@ -3,7 +3,8 @@
 An agent starts each session from this projection, never from its own old summaries: every fact
 in it is read from the vault as it is now (the cached status summary, `summary`, and the
 frontier page); the ledger only says which of the agent's bullets the person has since changed
-(`corrections`, what `audit` reports), and a bullet the person deleted appears only there, as a correction.
+(`corrections`, what ``audit`` reports), and a bullet the person deleted appears only there, as
+a correction.
 
 Sections, in the order they are printed and, when the budget is tight, kept:
 
@@ -383,7 +384,8 @@ def _corrections(inputs: Inputs) -> Section:
     ]
     head = [
         f"## Corrections to your bullets since you last wrote ({len(found)})",
-        "The person's edits win: these are not facts any more, and are never rewritten.",
+        "What the person did to your earlier bullets. Their version is what holds; none of this "
+        "is rewritten.",
     ]
     return Section(
         head if pieces else [],
