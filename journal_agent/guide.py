@@ -15,12 +15,12 @@ from __future__ import annotations
 #: The three lines of the projection: how to write (two) and how to look things up (one).
 HOW_TO: tuple[str, ...] = (
     "Write a handful of single-line bullets at human size: what changed, decisions as "
-    "`Decision: … because …` (one-line why), closures as `Resolved: …`, causes in plain prose "
+    "`Decision: … because …`, closures as `Resolved: …`, causes in plain prose "
     "(X broke because Y).",
-    "Each bullet links the existing pages it touches ([[Page]]), and only existing ones; the "
-    "journal page dates it, so no dates or headings; nothing else in the vault is written.",
-    "Look things up with `journal-agent topics`, `timeline TOPIC`, `why TOPIC` (past "
-    "decisions) and `pages --search WORD` (what may be linked).",
+    "Link the existing pages each bullet touches ([[Page]]), and only existing ones; the journal "
+    "page dates the bullets, and nothing else in the vault is written.",
+    "Look up: `journal-agent topics`, `timeline TOPIC`, `why TOPIC` (past decisions), "
+    "`pages --search WORD` (what may be linked).",
 )
 
 #: The longer text for skills and AGENTS.md sections; `{agent}` is the agent's name.
@@ -32,7 +32,7 @@ today's journal page, under one block the agent owns (`{agent} log`). The person
 where they already work, and their backlinks turn them into a timeline on every topic page.
 Whether a topic is active, resolved or stale comes from how recently it was mentioned.
 
-What to write, at the end of a piece of work (a handful of bullets, not a report):
+What to write, at the end of a piece of work (not a report):
 
 - {write}
 - {link}
@@ -62,5 +62,5 @@ def instructions(agent: str = "agent") -> str:
         agent=agent.strip() or "agent",
         write=write,
         link=link,
-        lookup=lookup.removeprefix("Look things up with "),
+        lookup=lookup.removeprefix("Look up: "),
     )

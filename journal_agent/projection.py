@@ -48,7 +48,7 @@ MAX_TEXT = 160  # characters of one bullet shown
 BULLETS = 3  # newest bullets shown under an active thread
 FIRST_ACTIVE = 5  # active threads shown with a bullet before the other threads are named
 FIRST_ITEMS = 3  # resolved threads, corrections and pending bullets in the first pass
-BULLETED = 40  # active threads whose bullets are fetched at all (the rest are named only)
+BULLETED = 12  # active threads on a line of their own, with bullets; the rest on one line
 STALE_NAMED = 3
 FRONTIER_SHARE = 0.4
 _PROPERTY = re.compile(r"^\s*[A-Za-z0-9_-]+::(\s|$)")
@@ -134,6 +134,7 @@ class Piece:
     tier: int
     text: str
     parent: int | None = None
+    inline: bool = False  # one of a comma-separated list on the section's last line
 
 
 @dataclass
@@ -144,6 +145,7 @@ class Section:
     pieces: list[Piece]
     more: Callable[[int], str] | None = None  # the line for n items left out
     extra: int = 0  # items left out before the budget was even looked at
+    inline_prefix: str = ""  # what the line of inline pieces starts with
 
     def items(self, chosen: set[tuple[int, int]], section: int) -> int:
         """How many of its items (pieces not under another) are chosen."""
@@ -226,8 +228,8 @@ def _link(title: str) -> str:
 def _head(inputs: Inputs) -> list[str]:
     return [
         f"# Journal context for {inputs.agent}, {inputs.as_of.isoformat()}",
-        "Read from the vault just now: the person's pages are the source of truth, these are "
-        f"their bullets and yours as they stand. Window: {inputs.days} days. "
+        "Read from the vault just now (the person's pages are the source of truth; bullets are "
+        f"theirs and yours as they stand). Window: {inputs.days} days. "
         f"Scope: {_scope_line(inputs.scope)}.",
     ]
 
@@ -293,13 +295,17 @@ def _active(inputs: Inputs, active: list[Topic], positions: list[int]) -> Sectio
     for n, (topic, i) in enumerate(zip(active, positions, strict=True)):
         recent = len(s.dated(i, as_of, since))
         last = topic.last.date.isoformat() if topic.last and topic.last.date else "?"
-        rank = n * 10
-        line = f"- {_link(topic.page.title)}: last {last}, {recent} mention(s) in {days} days"
-        pieces.append(Piece(ACTIVE, rank, 1 if n < FIRST_ACTIVE else 2, line))
-        if n >= BULLETED:
+        rank, first = n * 10, n < FIRST_ACTIVE
+        if n >= BULLETED:  # named only, its texts never fetched
+            day = last[5:] if days <= 300 and last != "?" else last  # the window says the year
+            text = f"{_link(topic.page.title)} ({day}, {recent})"
+            pieces.append(Piece(ACTIVE, rank, 2, text, inline=True))
             continue
-        for b, bullet in enumerate(_newest(s, i, as_of, since, shown_blocks)):
-            tier = 1 if (b == 0 and n < FIRST_ACTIVE) else (3 if b < 2 else 4)
+        line = f"- {_link(topic.page.title)}: last {last}, {_mentions(recent)} in {days} days"
+        pieces.append(Piece(ACTIVE, rank, 1 if first else 2, line))
+        bullets = _newest(s, i, as_of, since, shown_blocks)[: BULLETS if first else 2]
+        for b, bullet in enumerate(bullets):
+            tier = 1 if first and b == 0 else 3 if b + (not first) == 1 else 4
             pieces.append(Piece(ACTIVE, rank + 1 + b, tier, f"  - {bullet}", rank + b))
     if not pieces:
         pieces.append(Piece(ACTIVE, 0, 1, f"- none mentioned in the last {days} days"))
@@ -307,7 +313,12 @@ def _active(inputs: Inputs, active: list[Topic], positions: list[int]) -> Sectio
         [f"## Active threads ({len(active)}, newest first)"],
         pieces,
         lambda n: f"- … {n} more active thread(s) not shown (`journal-agent topics`)",
+        inline_prefix="- also active (last mention, mentions in the window): ",
     )
+
+
+def _mentions(n: int) -> str:
+    return f"{n} mention" if n == 1 else f"{n} mentions"
 
 
 def _newest(
@@ -425,6 +436,7 @@ def _fit(
     chosen: set[tuple[int, int]] = set()
     used = _size(head)
     opened: set[int] = set()
+    inlined: set[int] = set()  # sections whose line of inline pieces has begun
     blocked: set[tuple[int, int]] = set()
     every = sorted(
         (p for s in sections.values() for p in s.pieces), key=lambda p: (p.tier, p.section, p.rank)
@@ -434,14 +446,20 @@ def _fit(
             continue
         if p.parent is not None and (p.section, p.parent) not in chosen:
             continue
+        section = sections[p.section]
         cost = len(p.text) + 1
+        if p.inline:
+            started = p.section in inlined
+            cost = len(p.text) + 2 if started else len(section.inline_prefix) + len(p.text) + 1
         if p.section not in opened:
-            cost += _size(sections[p.section].head) + 1
+            cost += _size(section.head) + 1
         if used + cost > budget:
             blocked.add((p.tier, p.section))
             continue
         used += cost
         opened.add(p.section)
+        if p.inline:
+            inlined.add(p.section)
         chosen.add((p.section, p.rank))
         order.append(p)
     text = _render(head, sections, chosen)
@@ -468,7 +486,10 @@ def _render(head: list[str], sections: dict[int, Section], chosen: set[tuple[int
         mine.sort(key=lambda p: p.rank)
         lines.append("")
         lines += section.head
-        lines += [p.text for p in mine]
+        lines += [p.text for p in mine if not p.inline]
+        inline = [p.text for p in mine if p.inline]
+        if inline:
+            lines.append(section.inline_prefix + ", ".join(inline))
         left = section.extra + sum(
             1 for p in section.pieces if p.parent is None and (key, p.rank) not in chosen
         )

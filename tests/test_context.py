@@ -181,6 +181,19 @@ def test_a_larger_budget_names_more_threads(rich: Path) -> None:
     assert named == sorted(named) and named[0] < named[-1]
 
 
+def test_every_active_thread_is_named_when_there_is_room(rich: Path) -> None:
+    from journal_agent.projection import BULLETED
+
+    result = context(vault=rich, as_of=AS_OF, budget=20_000, use_scope_file=False)
+    assert result.shown == result.totals and result.totals["active"] > BULLETED
+    lines = result.markdown.split("## Active threads")[1].split("\n## ")[0].splitlines()
+    threads = [ln for ln in lines if ln.startswith("- [[")]
+    tail = [ln for ln in lines if ln.startswith("- also active")]
+    assert len(threads) == BULLETED and len(tail) == 1  # past these, named on one line
+    assert tail[0].count("[[") == result.totals["active"] - BULLETED
+    assert len(result.markdown) < 20_000  # the budget is a ceiling, not a target
+
+
 def test_bad_budgets_are_refused(rich: Path) -> None:
     from journal_agent import BadArgument
 
