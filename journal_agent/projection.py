@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from .corrections import Finding
 from .guide import HOW_TO
-from .queries import Topic, by_recency
+from .queries import Topic
 from .scope import Scope
 from .summary import Summary
 
@@ -154,24 +154,28 @@ class Section:
 
 def build(inputs: Inputs) -> ContextResult:
     """The projection of ``inputs`` within its budget."""
-    topics = inputs.summary.topics(inputs.as_of, inputs.days)
+    s, as_of, days = inputs.summary, inputs.as_of, inputs.days
     members = inputs.scope.members
-    in_scope = [t for i, t in enumerate(topics) if members is None or i in members]
-    position = {id(t): i for i, t in enumerate(topics)}
-    active = by_recency([t for t in in_scope if t.status == "active"])
-    resolved = by_recency(
-        [
-            t
-            for t in in_scope
-            if t.status == "resolved" and t.days_silent is not None and t.days_silent <= inputs.days
-        ]
-    )
-    stale = by_recency([t for t in in_scope if t.status == "stale"])
+    found: dict[str, list[int]] = {"active": [], "resolved": [], "stale": []}
+    newest: dict[int, int] = {}  # position -> the day (ordinal) of its newest mention
+    for i, (status, end) in enumerate(s.statuses(as_of, days)):
+        if status in found and (members is None or i in members):
+            found[status].append(i)
+            newest[i] = s.days[end - 1]
+    recent = as_of.toordinal() - days
+    found["resolved"] = [i for i in found["resolved"] if newest[i] >= recent]
+    ranked = {
+        k: sorted(v, key=lambda i: (-newest[i], s.titles[i].lower())) for k, v in found.items()
+    }
+    active = [s.topic(i, as_of, days) for i in ranked["active"]]
+    resolved = [s.topic(i, as_of, days) for i in ranked["resolved"]]
+    stale = [s.topic(i, as_of, days) for i in ranked["stale"][:STALE_NAMED]]
+    n_stale = len(ranked["stale"])
     sections = {
         FRONTIER: _frontier(inputs),
-        ACTIVE: _active(inputs, active, [position[id(t)] for t in active]),
+        ACTIVE: _active(inputs, active, ranked["active"]),
         RESOLVED: _resolved(inputs, resolved),
-        STALE: _stale(inputs, stale),
+        STALE: _stale(inputs, stale, n_stale),
         CORRECTIONS: _corrections(inputs),
         PENDING: _pending(inputs),
         HOW: Section(
@@ -187,11 +191,11 @@ def build(inputs: Inputs) -> ContextResult:
         "frontier": len(sections[FRONTIER].pieces),
         "active": len(active),
         "resolved": len(resolved),
-        "stale": len(stale),
+        "stale": n_stale,
         "corrections": len(inputs.corrections),
         "pending": len(inputs.pending),
     }
-    shown["stale"] = len(stale) if shown["stale"] else 0
+    shown["stale"] = n_stale if shown["stale"] else 0
     return ContextResult(
         markdown,
         inputs.as_of,
@@ -354,19 +358,19 @@ def _resolved(inputs: Inputs, resolved: list[Topic]) -> Section:
     )
 
 
-def _stale(inputs: Inputs, stale: list[Topic]) -> Section:
-    if not stale:
+def _stale(inputs: Inputs, freshest: list[Topic], count: int) -> Section:
+    if not count:
         return Section([], [])
     named = ", ".join(
         f"{_link(t.page.title)} ({t.last.date.isoformat() if t.last and t.last.date else '?'})"
-        for t in stale[:STALE_NAMED]
+        for t in freshest
     )
-    which = "the freshest" if len(stale) > STALE_NAMED else "they are"
+    which = "the freshest" if count > len(freshest) else "they are"
     line = (
-        f"- {len(stale)} thread(s) silent for more than {inputs.days} days; {which}: {named}. "
+        f"- {count} thread(s) silent for more than {inputs.days} days; {which}: {named}. "
         "Ask the person whether they are done (`journal-agent stale`)."
     )
-    return Section([f"## Stale ({len(stale)})"], [Piece(STALE, 0, 1, line)])
+    return Section([f"## Stale ({count})"], [Piece(STALE, 0, 1, line)])
 
 
 def correction_line(f: Finding, label: Callable[[str], str] = str) -> str:

@@ -194,6 +194,15 @@ def test_every_active_thread_is_named_when_there_is_room(rich: Path) -> None:
     assert len(result.markdown) < 20_000  # the budget is a ceiling, not a target
 
 
+def test_summary_statuses_and_topic_agree_with_topics(rich_inputs: Inputs) -> None:
+    """The projection builds only the topics it prints (`Summary.statuses`, `Summary.topic`):
+    they must say what `Summary.topics` says of every topic."""
+    s, as_of, days = rich_inputs.summary, rich_inputs.as_of, rich_inputs.days
+    every = s.topics(as_of, days)
+    assert [t.status for t in every] == [status for status, _end in s.statuses(as_of, days)]
+    assert [s.topic(i, as_of, days) for i in range(len(every))] == every
+
+
 def test_bad_budgets_are_refused(rich: Path) -> None:
     from journal_agent import BadArgument
 
