@@ -180,3 +180,15 @@ def test_no_ledger_means_nothing_to_report(tmp_path: Path) -> None:
     result = audit(vault=root)
     assert (result.checked, result.findings) == (0, [])
     assert not os.path.exists(root / ".journal-agent")
+
+
+def test_a_plain_markdown_vault(markdown_vault: Path) -> None:
+    """The owned block and the audit are the same in every flavor."""
+    append(
+        ["Read [[topic]] again", "Second look at [[topic]]"], vault=markdown_vault, agent="codex"
+    )
+    path = markdown_vault / "journals" / f"{TODAY}.md"
+    path.write_text(path.read_text().replace("Second look", "A second look"))
+    found = audit(vault=markdown_vault, agent="codex")
+    assert (found.checked, found.intact) == (2, 1)
+    assert [(f.kind, f.now) for f in found.findings] == [("edited", "A second look at [[topic]]")]
