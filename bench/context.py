@@ -183,17 +183,21 @@ def size_rows(vaults: list[tuple[int, int, bool]], budgets: list[int]) -> list[d
 
 
 def write_ledger(copy: Path, days: int = 365) -> int:
-    """A ledger of the agent's bullets of the last ``days`` days, as if it had written them at
-    noon of their day (a generated vault has the bullets but no ledger)."""
+    """A ledger of the agent's bullets of the last ``days`` days (the children of its owned
+    blocks, as journal-agent reads them), as if it had written them at noon of their day: a
+    generated vault has the bullets but no ledger."""
     from journal_agent.ledger import text_hash
+    from journal_agent.owned import children_texts
+    from journal_agent.vault import open_vault
 
+    vault = open_vault(copy)
     end = dt.date.fromisoformat(AS_OF)
     lines = []
     for day, path in journals(copy):
         if day < end - dt.timedelta(days=days):
             continue
         rel = path.relative_to(copy).as_posix()
-        for text in agent_bullets(path.read_text("utf-8")):
+        for text in children_texts(vault.read_page(rel), "claude log"):
             entry = {
                 "page": rel,
                 "agent": "claude",

@@ -44,6 +44,9 @@ KINDS: tuple[Kind, ...] = ("edited", "moved", "lost", "block-removed", "deleted"
 #: edit of a written one: a reworded clause stays above it, a different note falls below.
 EDIT_MIN_SIMILARITY = 60.0
 BACKUP_DIR = "logseq/bak"
+#: At session start, how many recently changed pages are read looking for moved bullets: a
+#: freshly cloned or synced vault has every file "changed", and the start must stay fast.
+MOVED_SEARCH_LIMIT = 300
 _BAK_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}(?:\.\d+)?)Z")
 #: A ledger time has whole seconds, a file's mtime nanoseconds: compare with this slack.
 _SLACK_NS = 2_000_000_000
@@ -169,12 +172,16 @@ def _selected(entry: Entry, agent: str | None, since: dt.datetime | None) -> boo
 
 
 def audit_entries(
-    vault: Vault, entries: Sequence[Entry], known: set[tuple[str, str]]
+    vault: Vault,
+    entries: Sequence[Entry],
+    known: set[tuple[str, str]],
+    search_limit: int | None = None,
 ) -> tuple[int, list[Finding], list[str]]:
     """Check written bullets against the vault: how many stand as written, what became of the
     rest (oldest write first), and the pages that could not be read. ``known``: (page, hash) of
     every bullet the ledger holds, of any agent and time: a text written there by an agent is
-    neither a person's edit nor a moved copy."""
+    neither a person's edit nor a moved copy. ``search_limit``: read at most this many other
+    pages (the most recently changed) looking for moved bullets."""
     warnings: list[str] = []
     intact = 0
     open_: list[tuple[Entry, bool]] = []  # still unexplained: (entry, its owned block exists)
@@ -189,7 +196,7 @@ def audit_entries(
         found += more
         open_ += unexplained
     if open_:
-        moved = _moved_elsewhere(vault, [e for e, _ in open_], known)
+        moved = _moved_elsewhere(vault, [e for e, _ in open_], known, search_limit)
         for e, has_block in open_:
             found.append(_explain(vault, e, has_block, moved.get((e.page, e.hash))))
     found.sort(key=lambda f: (f.written, f.page, f.text, f.kind))
@@ -285,20 +292,20 @@ def _match_edits(missing: list[Entry], candidates: list[str]) -> dict[str, tuple
 
 
 def _moved_elsewhere(
-    vault: Vault, entries: list[Entry], known: set[tuple[str, str]]
+    vault: Vault, entries: list[Entry], known: set[tuple[str, str]], limit: int | None
 ) -> dict[tuple[str, str], str]:
     """Where on other pages the texts of ``entries`` stand now, by (page, hash). Only files
-    changed after the earliest of them was written are read: moving a bullet there changed
-    them."""
+    changed after the earliest of them was written are read (moving a bullet there changed
+    them), the most recently changed first, at most ``limit`` of them."""
     times = [w for e in entries if (w := written_at(e)) is not None]
     if not times:
         return {}
     after = int(min(times).timestamp() * 1e9) - _SLACK_NS
     needles = {e.text.strip().encode("utf-8"): e for e in entries if e.text.strip()}
     out: dict[tuple[str, str], str] = {}
-    for f in vault.page_files([]):
-        if f.mtime_ns < after:
-            continue
+    changed = [f for f in vault.page_files([]) if f.mtime_ns >= after]
+    changed.sort(key=lambda f: (-f.mtime_ns, f.rel))
+    for f in changed[:limit]:
         try:
             data = vault.read_bytes(f.rel, listed=True)
         except UnreadablePage:
@@ -403,7 +410,8 @@ def recent_corrections(
     pages = {e.page for e in mine}
     changed = {rel for rel in pages if _changed_since(vault, rel, last)}
     known = {(e.page, e.hash) for e in every}
-    _intact, found, warnings = audit_entries(vault, [e for e in mine if e.page in changed], known)
+    selected = [e for e in mine if e.page in changed]
+    _intact, found, warnings = audit_entries(vault, selected, known, MOVED_SEARCH_LIMIT)
     return found, warnings
 
 

@@ -434,8 +434,9 @@ def _fit(
     head: list[str], sections: dict[int, Section], budget: int
 ) -> tuple[str, set[tuple[int, int]]]:
     """The Markdown (ending in a newline, at most ``budget`` characters) and the pieces chosen
-    as (section, rank): pass by pass, section by section; then, while notes of what was left
-    out push it over, the last piece chosen is dropped."""
+    as (section, rank): pass by pass, section by section, each section keeping room for its note
+    of what it leaves out; should the text still be over (it is not, by that room), the last
+    piece chosen is dropped until it fits."""
     order: list[Piece] = []
     chosen: set[tuple[int, int]] = set()
     used = _size(head)
@@ -456,7 +457,7 @@ def _fit(
             started = p.section in inlined
             cost = len(p.text) + 2 if started else len(section.inline_prefix) + len(p.text) + 1
         if p.section not in opened:
-            cost += _size(section.head) + 1
+            cost += _size(section.head) + 1 + _note_room(section)
         if used + cost > budget:
             blocked.add((p.tier, p.section))
             continue
@@ -474,6 +475,14 @@ def _fit(
     if len(text) > budget:  # only the heading is left and it is longer than a tiny budget
         text = text[: budget - 2] + "…\n"
     return text, chosen
+
+
+def _note_room(section: Section) -> int:
+    """Room kept, when a section opens, for its note of what it leaves out (a longest one)."""
+    items = section.extra + sum(1 for p in section.pieces if p.parent is None)
+    if section.more is None or items <= 1:
+        return 0
+    return len(section.more(items)) + 1
 
 
 def _size(lines: list[str]) -> int:
