@@ -435,21 +435,25 @@ def _fit(
 ) -> tuple[str, set[tuple[int, int]]]:
     """The Markdown (ending in a newline, at most ``budget`` characters) and the pieces chosen
     as (section, rank): pass by pass, section by section, each section keeping room for its note
-    of what it leaves out; should the text still be over (it is not, by that room), the last
-    piece chosen is dropped until it fits."""
+    of what it leaves out. An item that does not fit ends its section's items (what a section
+    shows is always its first ones); a bullet that does not fit ends that pass's bullets in its
+    section. Should the text still be over (it is not, by that room), the last piece chosen is
+    dropped until it fits."""
     order: list[Piece] = []
     chosen: set[tuple[int, int]] = set()
     used = _size(head)
     opened: set[int] = set()
     inlined: set[int] = set()  # sections whose line of inline pieces has begun
-    blocked: set[tuple[int, int]] = set()
+    blocked: set[tuple[int, int]] = set()  # (pass, section) whose bullets stopped
+    cutoff: dict[int, int] = {}  # section -> rank of its first item that did not fit
     every = sorted(
         (p for s in sections.values() for p in s.pieces), key=lambda p: (p.tier, p.section, p.rank)
     )
     for p in every:
-        if (p.tier, p.section) in blocked:
+        item = p.parent is None
+        if item and p.section in cutoff and p.rank >= cutoff[p.section]:
             continue
-        if p.parent is not None and (p.section, p.parent) not in chosen:
+        if not item and ((p.tier, p.section) in blocked or (p.section, p.parent) not in chosen):
             continue
         section = sections[p.section]
         cost = len(p.text) + 1
@@ -459,7 +463,10 @@ def _fit(
         if p.section not in opened:
             cost += _size(section.head) + 1 + _note_room(section)
         if used + cost > budget:
-            blocked.add((p.tier, p.section))
+            if item:
+                cutoff[p.section] = p.rank
+            else:
+                blocked.add((p.tier, p.section))
             continue
         used += cost
         opened.add(p.section)
