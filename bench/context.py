@@ -3,7 +3,7 @@
 threads it names, and ``context`` latency warm and after an edit, against ripgrep.
 
     env -u PYTHONDONTWRITEBYTECODE .venv/bin/python bench/context.py [--sizes 1000,20000]
-        [--repeat 5] [--budget 6000] [--results CONTEXT.md] [--quick]
+        [--repeat 5] [--budgets 2500,6000,10000] [--results CONTEXT.md] [--quick]
 
 Size: on generated vaults (bench/genvault.py, the same ones bench/run uses, plus one-year vaults
 of 1,000 pages: genvault's own agent, which writes on 30 % of days, and a daily agent, which
@@ -295,7 +295,7 @@ def main() -> int:
             br.table(sizes, 2),
             "## `context` latency against rg",
             br.table(latency, 2),
-            " ".join((__doc__ or "").split("\n\n")[1:]).replace("\n", " "),
+            " ".join(" ".join((__doc__ or "").split("\n\n")[2:]).split()),
         ]
     )
     text = (
