@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from .errors import BadArgument, UnsafePath, os_error
+from .errors import BadArgument, JournalAgentError, UnsafePath, os_error
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
@@ -477,7 +477,10 @@ def context(
     scope = scoping.resolve(req, found, q.as_of, q.days, pages.title)
     if req.source == "--topic" and scope.unknown:
         pages.refuse(scope.unknown[0])
-    corrections, warnings = recent_corrections(q.vault, name, q.as_of, q.days)
+    try:
+        corrections, warnings = recent_corrections(q.vault, name, q.as_of, q.days)
+    except JournalAgentError as exc:  # provenance only: the vault's facts are shown without it
+        corrections, warnings = [], [f"corrections not shown: {exc}"]
     items = _stored_pending(q.vault, name) if pending is None else list(pending)
     inputs = projection.Inputs(
         q.as_of,

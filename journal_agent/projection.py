@@ -147,6 +147,10 @@ class Section:
     extra: int = 0  # items left out before the budget was even looked at
     inline_prefix: str = ""  # what the line of inline pieces starts with
 
+    def total(self) -> int:
+        """How many items it has, shown or not."""
+        return self.extra + sum(1 for p in self.pieces if p.parent is None)
+
     def items(self, chosen: set[tuple[int, int]], section: int) -> int:
         """How many of its items (pieces not under another) are chosen."""
         return sum(1 for p in self.pieces if p.parent is None and (section, p.rank) in chosen)
@@ -154,19 +158,8 @@ class Section:
 
 def build(inputs: Inputs) -> ContextResult:
     """The projection of ``inputs`` within its budget."""
+    ranked = _threads(inputs)
     s, as_of, days = inputs.summary, inputs.as_of, inputs.days
-    members = inputs.scope.members
-    found: dict[str, list[int]] = {"active": [], "resolved": [], "stale": []}
-    newest: dict[int, int] = {}  # position -> the day (ordinal) of its newest mention
-    for i, (status, end) in enumerate(s.statuses(as_of, days)):
-        if status in found and (members is None or i in members):
-            found[status].append(i)
-            newest[i] = s.days[end - 1]
-    recent = as_of.toordinal() - days
-    found["resolved"] = [i for i in found["resolved"] if newest[i] >= recent]
-    ranked = {
-        k: sorted(v, key=lambda i: (-newest[i], s.titles[i].lower())) for k, v in found.items()
-    }
     active = [s.topic(i, as_of, days) for i in ranked["active"]]
     resolved = [s.topic(i, as_of, days) for i in ranked["resolved"]]
     stale = [s.topic(i, as_of, days) for i in ranked["stale"][:STALE_NAMED]]
@@ -183,19 +176,12 @@ def build(inputs: Inputs) -> ContextResult:
             [Piece(HOW, i, 1, f"- {line}") for i, line in enumerate(HOW_TO)],
         ),
     }
-    head = _head(inputs)
-    markdown, chosen = _fit(head, sections, inputs.budget)
+    markdown, chosen = _fit(_head(inputs), sections, inputs.budget)
     shown = {name: sections[sec].items(chosen, sec) for name, sec in _NAMES.items()}
-    named = [t.page.title for n, t in enumerate(active) if (ACTIVE, n * 10) in chosen]
-    totals = {
-        "frontier": len(sections[FRONTIER].pieces),
-        "active": len(active),
-        "resolved": len(resolved),
-        "stale": n_stale,
-        "corrections": len(inputs.corrections),
-        "pending": len(inputs.pending),
-    }
     shown["stale"] = n_stale if shown["stale"] else 0
+    totals = {name: sections[sec].total() for name, sec in _NAMES.items()}
+    totals.update(active=len(active), stale=n_stale)
+    named = [t.page.title for n, t in enumerate(active) if (ACTIVE, n * 10) in chosen]
     return ContextResult(
         markdown,
         inputs.as_of,
@@ -207,6 +193,22 @@ def build(inputs: Inputs) -> ContextResult:
         shown,
         named,
     )
+
+
+def _threads(inputs: Inputs) -> dict[str, list[int]]:
+    """The summary positions of the active, recently resolved and stale topics in scope, each
+    most recently mentioned first (then by title, as `queries.by_recency` orders them)."""
+    s, as_of, days = inputs.summary, inputs.as_of, inputs.days
+    members = inputs.scope.members
+    found: dict[str, list[int]] = {"active": [], "resolved": [], "stale": []}
+    newest: dict[int, int] = {}  # position -> the day (ordinal) of its newest mention
+    for i, (status, end) in enumerate(s.statuses(as_of, days)):
+        if status in found and (members is None or i in members):
+            found[status].append(i)
+            newest[i] = s.days[end - 1]
+    recent = as_of.toordinal() - days
+    found["resolved"] = [i for i in found["resolved"] if newest[i] >= recent]
+    return {k: sorted(v, key=lambda i: (-newest[i], s.titles[i].lower())) for k, v in found.items()}
 
 
 _NAMES = {
@@ -486,7 +488,7 @@ def _fit(
 
 def _note_room(section: Section) -> int:
     """Room kept, when a section opens, for its note of what it leaves out (a longest one)."""
-    items = section.extra + sum(1 for p in section.pieces if p.parent is None)
+    items = section.total()
     if section.more is None or items <= 1:
         return 0
     return len(section.more(items)) + 1

@@ -419,3 +419,12 @@ def test_cli_prints_the_markdown_and_json(rich: Path, capsys: pytest.CaptureFixt
     assert data["budget"] == 1500 and data["chars"] <= 1500
     assert data["scope"]["source"] == "--topic" and data["scope"]["topics"] == ["Topic 00"]
     assert set(data["totals"]) == set(data["shown"])
+
+
+def test_an_unreadable_ledger_costs_only_the_corrections(
+    rich: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JOURNAL_AGENT_STATE", "relative/path")  # refused: must be absolute
+    result = context(vault=rich, as_of=AS_OF, agent="claude", use_scope_file=False)
+    assert "## Active threads" in result.markdown
+    assert any(w.startswith("corrections not shown") for w in result.warnings)
