@@ -197,8 +197,9 @@ def audit_entries(
         open_ += unexplained
     if open_:
         moved = _moved_elsewhere(vault, [e for e, _ in open_], known, search_limit)
+        backups: _Backups = {}
         for e, has_block in open_:
-            found.append(_explain(vault, e, has_block, moved.get((e.page, e.hash))))
+            found.append(_explain(vault, e, has_block, moved.get((e.page, e.hash)), backups))
     found.sort(key=lambda f: (f.written, f.page, f.text, f.kind))
     return intact, found, warnings
 
@@ -324,40 +325,59 @@ def _moved_elsewhere(
     return out
 
 
-def _explain(vault: Vault, e: Entry, has_block: bool, moved_to: str | None) -> Finding:
+def _explain(
+    vault: Vault, e: Entry, has_block: bool, moved_to: str | None, backups: _Backups
+) -> Finding:
     """A bullet not on its page as written: moved to another page, lost in a Logseq overwrite,
     gone with its owned block, or deleted."""
     if moved_to is not None:
         return _finding("moved", e, where=moved_to)
-    backup = _backup_holding(vault, e)
+    backup = _backup_holding(vault, e, backups)
     if backup is not None:
         return _finding("lost", e, evidence=backup)
     return _finding("deleted" if has_block else "block-removed", e)
 
 
-def _backup_holding(vault: Vault, e: Entry) -> str | None:
+#: Per (page, agent): each Logseq backup of the page, newest first, with when it was saved and
+#: the hashes of the bullets in the agent's owned block in that copy (read once per audit).
+_Backups = dict[tuple[str, str], list[tuple[str, "dt.datetime | None", frozenset[str]]]]
+
+
+def _backup_holding(vault: Vault, e: Entry, backups: _Backups) -> str | None:
     """The newest Logseq backup of ``e``'s page, saved at or after ``e`` was written, whose copy
     of the agent's owned block holds ``e``."""
-    stem = e.page.rsplit(".", 1)[0]
-    folder = f"{BACKUP_DIR}/{stem}"
+    key = (e.page, e.agent)
+    if key not in backups:
+        backups[key] = _read_backups(vault, e.page, e.agent)
+    when = written_at(e)
+    for rel, saved, held in backups[key]:
+        if when is not None and saved is not None and saved < when - dt.timedelta(seconds=2):
+            continue
+        if e.hash in held:
+            return rel
+    return None
+
+
+def _read_backups(
+    vault: Vault, page: str, agent: str
+) -> list[tuple[str, dt.datetime | None, frozenset[str]]]:
+    """The backups Logseq keeps of ``page`` (``logseq/bak/<page without extension>/``)."""
+    folder = f"{BACKUP_DIR}/{page.rsplit('.', 1)[0]}"
     try:
         names = sorted(os.listdir(vault.root / folder), reverse=True)
     except OSError:
-        return None
-    when = written_at(e)
+        return []
+    out = []
     for name in names:
         rel = f"{folder}/{name}"
-        saved = _backup_time(vault, rel, name)
-        if when is not None and saved is not None and saved < when - dt.timedelta(seconds=2):
-            continue
         try:
             outline = vault.read_page(rel)
         except UnreadablePage:
             continue
-        heads, inside = _owned(outline, owner_header(e.agent))
-        if any(text_hash(outline.blocks[i].text) == e.hash for i in inside):
-            return rel
-    return None
+        _heads, inside = _owned(outline, owner_header(agent))
+        held = frozenset(text_hash(outline.blocks[i].text) for i in inside)
+        out.append((rel, _backup_time(vault, rel, name), held))
+    return out
 
 
 def _backup_time(vault: Vault, rel: str, name: str) -> dt.datetime | None:
