@@ -403,6 +403,11 @@ def test_how_to_write_lines_and_the_instruction_text_agree() -> None:
     assert "`claude log`" in text and "journal-agent append --agent claude" in text
     for line in HOW_TO[:2]:
         assert line in text
+    # the seed convention: a handful of dated single-line bullets at human size, decisions with
+    # a one-line why, status changes, causes in plain prose, linking existing topics
+    for phrase in ("handful", "single-line", "human size", "Decision: … because", "Resolved:"):
+        assert phrase in text
+    assert "plain prose" in text and "existing pages" in text and "dates the bullets" in text
     assert all(len(line) < 250 for line in HOW_TO)
 
 
@@ -428,3 +433,17 @@ def test_an_unreadable_ledger_costs_only_the_corrections(
     result = context(vault=rich, as_of=AS_OF, agent="claude", use_scope_file=False)
     assert "## Active threads" in result.markdown
     assert any(w.startswith("corrections not shown") for w in result.warnings)
+
+
+def test_pages_search_the_projection_points_to() -> None:
+    from journal_agent import BadArgument
+    from journal_agent.api import pages
+
+    found = [p.title for p in pages(vault=SAMPLE_VAULT, search="ATLAS").pages]
+    assert found == ["Atlas Migration", "Projects/Atlas Dashboard"]
+    assert [p.title for p in pages(vault=SAMPLE_VAULT, search="project atlas").pages] == [
+        "Atlas Migration"  # by its alias
+    ]
+    assert "Grafana" in [p.title for p in pages(vault=SAMPLE_VAULT, search="Grafanna").pages]
+    with pytest.raises(BadArgument):
+        pages(vault=SAMPLE_VAULT, search="  ")
