@@ -447,3 +447,20 @@ def test_pages_search_the_projection_points_to() -> None:
     assert "Grafana" in [p.title for p in pages(vault=SAMPLE_VAULT, search="Grafanna").pages]
     with pytest.raises(BadArgument):
         pages(vault=SAMPLE_VAULT, search="  ")
+
+
+def test_context_imports_nothing_heavy() -> None:
+    """It runs at every session start: no networkx, rapidfuzz, yaml… on its usual path (once
+    a first run has cached the vault's settings: Logseq's config.edn needs edn_format)."""
+    code = (
+        "import sys, io, contextlib; from journal_agent.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['context', '--vault', {str(SAMPLE_VAULT)!r}, '--as-of', '{AS_OF}'])\n"
+        "heavy = {'yaml', 'edn_format', 'networkx', 'httpx', 'mistune', 'watchdog', 'rapidfuzz',"
+        " 'dateutil'}\nprint(sorted(heavy & set(sys.modules)))"
+    )
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+    assert done.stdout.strip() == "[]"
