@@ -302,7 +302,7 @@ def _moved_elsewhere(
     if not times:
         return {}
     after = int(min(times).timestamp() * 1e9) - _SLACK_NS
-    needles = {e.text.strip().encode("utf-8"): e for e in entries if e.text.strip()}
+    needles = [(e.text.strip().encode("utf-8"), e) for e in entries if e.text.strip()]
     out: dict[tuple[str, str], str] = {}
     changed = [f for f in vault.page_files([]) if f.mtime_ns >= after]
     changed.sort(key=lambda f: (-f.mtime_ns, f.rel))
@@ -311,7 +311,7 @@ def _moved_elsewhere(
             data = vault.read_bytes(f.rel, listed=True)
         except UnreadablePage:
             continue
-        hits = [e for needle, e in needles.items() if needle in data]
+        hits = [e for needle, e in needles if needle in data]
         if not hits:
             continue
         try:
