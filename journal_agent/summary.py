@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
-from .index import cache_path, paused_gc, stamp
+from .index import _fingerprint, cache_path, paused_gc, stamp
 from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
@@ -167,10 +167,21 @@ def current(
     cached = load(path, key) if key else None
     if cached is not None:
         return cached
+    base = _fingerprint(vault) + repr(sorted(exclude))
+    if key:  # a few journal pages edited since: patch instead of rebuilding (summary_patch)
+        from .summary_patch import refresh
+
+        patched = refresh(vault, path, files, key, base)
+        if patched is not None:
+            return patched
     with paused_gc():  # every object built here lives until the answer is printed
-        built = Summary.of(build((files, warnings)), key or "")
+        graph = build((files, warnings))
+        built = Summary.of(graph, key or "")
     if key:
+        from .summary_patch import remember
+
         save(path, built)
+        remember(path, graph, built, files, base)
     return built
 
 
