@@ -37,6 +37,12 @@ if TYPE_CHECKING:
         append as append,
     )
     from .api import (
+        audit as audit,
+    )
+    from .api import (
+        context as context,
+    )
+    from .api import (
         info as info,
     )
     from .api import (
@@ -60,6 +66,9 @@ if TYPE_CHECKING:
     from .api import (
         topics as topics,
     )
+    from .api import (
+        why as why,
+    )
     from .backends import (  # noqa: F401
         Backend as Backend,
     )
@@ -77,6 +86,18 @@ if TYPE_CHECKING:
     )
     from .backends import (
         PageVersion as PageVersion,
+    )
+    from .corrections import (  # noqa: F401
+        AuditResult as AuditResult,
+    )
+    from .corrections import (
+        Finding as Finding,
+    )
+    from .decisions import (  # noqa: F401
+        Decision as Decision,
+    )
+    from .decisions import (
+        WhyResult as WhyResult,
     )
     from .errors import (  # noqa: F401
         BadAgentName as BadAgentName,
@@ -144,6 +165,15 @@ if TYPE_CHECKING:
     from .guard import (  # noqa: F401
         Problem as Problem,
     )
+    from .guide import (  # noqa: F401
+        instructions as instructions,
+    )
+    from .projection import (  # noqa: F401
+        ContextResult as ContextResult,
+    )
+    from .projection import (
+        PendingLike as PendingLike,
+    )
     from .queries import (  # noqa: F401
         Backlink as Backlink,
     )
@@ -186,10 +216,13 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "api": (
-        "append info lint LintResult pages PagesResult related RelatedResult stale status "
-        "timeline TimelineResult topics TopicsResult VaultInfo"
+        "append audit context info lint LintResult pages PagesResult related RelatedResult "
+        "stale status timeline TimelineResult topics TopicsResult VaultInfo why"
     ),
+    "corrections": "AuditResult Finding",
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
+    "projection": "ContextResult PendingLike",
+    "decisions": "Decision WhyResult",
     "errors": (
         "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
         "JournalAgentError LockTimeout MissingExtra NotAVault PageError PageNotFound Refused "
@@ -197,6 +230,7 @@ _HOMES = {
         "WriteConflict WriteError"
     ),
     "guard": "Problem",
+    "guide": "instructions",
     "queries": "Backlink Topic",
     "registry": "load_registry Page PageRegistry",
     "scanner": "Block Outline Ref scan",

@@ -287,6 +287,97 @@ def cmd_pages(args: argparse.Namespace) -> Any:
     return pages(vault=args.vault, search=args.search)
 
 
+def text_context(result: dict[str, Any]) -> str:
+    return str(result["markdown"]).removesuffix("\n")
+
+
+@command(
+    arg("--agent", default="agent", help="the agent's name (its corrections and pending bullets)"),
+    arg("--budget", type=int, metavar="CHARS", help="the most characters to print (6000)"),
+    arg(
+        "--topic",
+        action="append",
+        default=[],
+        metavar="TOPIC",
+        help="narrow to this topic and its related ones (repeatable)",
+    ),
+    arg("--project", metavar="DIR", help="where to look for .journal-agent-scope.toml (cwd)"),
+    arg("--no-scope", action="store_true", help="ignore .journal-agent-scope.toml"),
+    *QUERY,
+    text=text_context,
+    example="journal-agent context --vault ~/notes --agent claude --budget 6000",
+)
+def cmd_context(args: argparse.Namespace) -> Any:
+    """Print the session-start projection: what is live in the vault, as Markdown."""
+    from .api import context
+
+    return context(
+        **_query(args),
+        agent=args.agent,
+        budget=args.budget,
+        topics=args.topic,
+        project=args.project,
+        use_scope_file=not args.no_scope,
+    )
+
+
+def text_why(result: dict[str, Any]) -> str:
+    last = result["last_mentioned"]
+    lines = [
+        f"Decisions about {result['topic']} ({result['status']}"
+        + (f", last mentioned {last}" if last else "")
+        + f"): {len(result['decisions'])}",
+        result["note"],
+    ]
+    for d in result["decisions"]:
+        since = f" ({d['mentions_since']} mention(s) since)" if d["mentions_since"] else ""
+        lines.append(f"{d['date'] or 'undated':<10}  {d['text']}  — {d['page']}{since}")
+        lines += [f"{'':<10}    · {detail}" for detail in d["details"]]
+    return "\n".join(lines)
+
+
+@command(
+    TOPIC,
+    *QUERY,
+    text=text_why,
+    example='journal-agent why "Atlas Migration" --vault ~/notes',
+)
+def cmd_why(args: argparse.Namespace) -> Any:
+    """Show the decision bullets about a topic, newest first (rationale, not current truth)."""
+    from .api import why
+
+    return why(args.topic, **_query(args))
+
+
+def text_audit(result: dict[str, Any]) -> str:
+    from .corrections import Finding
+
+    who = f"{result['agent']}'s" if result["agent"] else "every agent's"
+    since = f" since {result['since']}" if result["since"] else ""
+    changed = len(result["findings"])
+    lines = [
+        f"{who} bullets{since}: {result['checked']} checked, {result['intact']} as written, "
+        f"{changed} changed by people or lost"
+    ]
+    for f in result["findings"]:
+        finding = Finding(**f)
+        lines.append(f"{f['kind']:<13}  {f['written'][:10]}  {f['agent']}  {finding.describe()}")
+    return "\n".join(lines)
+
+
+@command(
+    arg("--agent", metavar="NAME", help="only this agent's bullets (default: every agent's)"),
+    arg("--since", metavar="DAY|TIME", help="only bullets written since (YYYY-MM-DD, UTC)"),
+    text=text_audit,
+    example="journal-agent audit --vault ~/notes --agent claude --since 2026-11-01",
+)
+def cmd_audit(args: argparse.Namespace) -> Any:
+    """Report what people did to an agent's bullets: deleted, edited, moved or lost."""
+    from .api import audit
+
+    return audit(vault=args.vault, agent=args.agent, since=args.since)
+
+
 def text_info(result: dict[str, Any]) -> str:
     return "\n".join(f"{key}: {value}" for key, value in result.items())
 

@@ -5,6 +5,7 @@
     flavor = "markdown"            # force a flavor instead of detecting it
     days = 21                      # the activity window of the derived status
     exclude = ["Templates"]        # pages that are never topics
+    frontier = "Now"               # a page the person curates, shown first by `context`
 
     [journal]                      # plain-Markdown vaults: where the journal is
     folder = "journals"
@@ -42,6 +43,7 @@ class OwnConfig:
     journal_folder: str | None = None
     journal_format: str | None = None
     indent: str | None = None
+    frontier: str | None = None  # the title of the person's frontier page (read, never written)
 
 
 def read_own_config(root: Path) -> OwnConfig:
@@ -69,7 +71,7 @@ def _validate(data: dict[str, Any], path: Path) -> OwnConfig:
                 "the vault's .journal-agent/ folder; set $JOURNAL_AGENT_STATE (or 'state' in your "
                 "own config file) to keep them elsewhere"
             )
-        if key not in ("flavor", "days", "exclude", "journal"):
+        if key not in ("flavor", "days", "exclude", "journal", "frontier"):
             raise ConfigError(f"{path}: unknown setting {key!r}")
     journal = data.get("journal", {})
     if not isinstance(journal, dict):
@@ -86,6 +88,11 @@ def _validate(data: dict[str, Any], path: Path) -> OwnConfig:
     indent = _string(journal, "indent", path)
     if indent is not None and (indent.strip(" \t") or not 1 <= len(indent) <= 16):
         raise ConfigError(f"{path}: journal.indent must be 1 to 16 spaces or tabs, not {indent!r}")
+    frontier = _string(data, "frontier", path)
+    if frontier is not None and (len(frontier) > 200 or any(c in frontier for c in "\n\r[]")):
+        raise ConfigError(
+            f"{path}: frontier must be one page title (no brackets, one line), not {frontier!r}"
+        )
     return OwnConfig(
         True,
         _string(data, "flavor", path),
@@ -94,6 +101,7 @@ def _validate(data: dict[str, Any], path: Path) -> OwnConfig:
         _string(journal, "folder", path),
         _string(journal, "format", path),
         indent,
+        frontier.strip() if frontier else None,
     )
 
 

@@ -99,6 +99,7 @@ class Graph:
 
     def _collect(self) -> None:
         memo: dict[str, list[Topic]] = {}
+        self.resolved = memo  # each name as written -> the topics it lands on (summary_patch)
         for rel, facts in self.index.files.items():
             for target, line, resolution, text in facts.mentions:
                 topics = memo.get(target)

@@ -103,22 +103,15 @@ class PageRegistry:
         return names
 
     def search(self, query: str, limit: int = 20) -> list[Page]:
-        """The pages whose title or an alias contains ``query`` (any case), then the ones
-        spelled closest to it; journal pages last."""
-        from rapidfuzz import fuzz, process, utils  # lazy: only searches need it
-
+        """The pages whose title or an alias contains ``query`` (any case), titles starting with
+        it first and journal pages last; with none, the pages spelled closest to it."""
         key = page_key(query)
-        names = {page_key(n): p for p in self.pages for n in [p.title, *p.aliases]}
-        found = [p for n, p in names.items() if key in n]
-        close = process.extract(
-            key, list(names), scorer=fuzz.WRatio, processor=utils.default_process, limit=limit
-        )
-        found += [names[n] for n, score, _ in close if score >= 70]
-        unique = list({id(p): p for p in found}.values())
-        unique.sort(
-            key=lambda p: (p.date is not None, not page_key(p.title).startswith(key), p.title)
-        )
-        return unique[:limit]
+        hits = [p for p in self.pages if any(key in page_key(n) for n in (p.title, *p.aliases))]
+        if not hits:
+            close = {page_key(n) for n in self.suggest(query, limit=5)}
+            hits = [p for p in self.pages if page_key(p.title) in close]
+        hits.sort(key=lambda p: (p.date is not None, not page_key(p.title).startswith(key)))
+        return hits[:limit]
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """The existing names closest to ``name`` (to offer instead of an unknown one)."""

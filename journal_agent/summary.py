@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
-from .index import cache_path, paused_gc, stamp
-from .queries import Backlink, Graph, Topic, _order, status_of
+from .index import _fingerprint, cache_path, paused_gc, stamp
+from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
@@ -97,6 +97,51 @@ class Summary:
             out.append(topic)
         return out
 
+    def statuses(self, as_of: dt.date, days: int) -> list[tuple[Status, int]]:
+        """Every topic's status as of ``as_of`` and the position one past its newest dated
+        mention (its `topics` entry without building it: a projection that prints a few dozen
+        of twenty thousand topics builds only those, with `topic`)."""
+        limit, days_, starts, resolutions = (
+            as_of.toordinal(),
+            self.days,
+            self.starts,
+            self.resolutions,
+        )
+        out: list[tuple[Status, int]] = []
+        for i in range(len(self.titles)):
+            lo, hi = starts[i], starts[i + 1]
+            end = bisect.bisect_right(days_, limit, lo, hi) if hi > lo else lo
+            silent = limit - days_[end - 1] if end > lo else None
+            out.append((status_of(silent, end > lo and bool(resolutions[end - 1]), days), end))
+        return out
+
+    def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
+        """Topic ``i`` as `topics` gives it."""
+        lo, hi = self.starts[i], self.starts[i + 1]
+        limit = as_of.toordinal()
+        end = bisect.bisect_right(self.days, limit, lo, hi) if hi > lo else lo
+        silent = limit - self.days[end - 1] if end > lo else None
+        status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), days)
+        topic = Topic(Page(self.titles[i], self.paths[i]), status=status, days_silent=silent)
+        topic.mentions = end - lo + self.undated[i]
+        if end > lo:
+            topic.last = self._backlink(end - 1)
+        return topic
+
+    def dated(self, i: int, as_of: dt.date, since: dt.date | None = None) -> range:
+        """Positions of topic ``i``'s dated mentions up to ``as_of`` (and from ``since``),
+        oldest first: read one with `backlink`. The projection fetches texts only this way,
+        for the topics it prints."""
+        lo, hi = self.starts[i], self.starts[i + 1]
+        end = bisect.bisect_right(self.days, as_of.toordinal(), lo, hi)
+        if since is not None:
+            lo = bisect.bisect_left(self.days, since.toordinal(), lo, end)
+        return range(lo, end)
+
+    def backlink(self, k: int) -> Backlink:
+        """The dated mention at position ``k`` (see `dated`)."""
+        return self._backlink(k)
+
     def _backlink(self, k: int) -> Backlink:
         path, page = self.files[self.sources[k]]
         day = dt.date.fromordinal(self.days[k])
@@ -122,10 +167,21 @@ def current(
     cached = load(path, key) if key else None
     if cached is not None:
         return cached
+    base = _fingerprint(vault) + repr(sorted(exclude))
+    if key:  # a few journal pages edited since: patch instead of rebuilding (summary_patch)
+        from .summary_patch import refresh
+
+        patched = refresh(vault, path, files, key, base)
+        if patched is not None:
+            return patched
     with paused_gc():  # every object built here lives until the answer is printed
-        built = Summary.of(build((files, warnings)), key or "")
+        graph = build((files, warnings))
+        built = Summary.of(graph, key or "")
     if key:
+        from .summary_patch import remember
+
         save(path, built)
+        remember(path, graph, built, files, base)
     return built
 
 

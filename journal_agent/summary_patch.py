@@ -1,0 +1,287 @@
+"""Refresh the status summary after a few journal pages changed, instead of rebuilding it.
+
+A person writes in today's journal all day, so most session starts find the summary one edit
+old, and rebuilding it (the whole index and backlink graph) costs several times a warm run on a
+large vault. A journal page is never a topic: editing one only adds and removes *its own*
+mentions, which sit in each topic's column as one run (same day, same file). So when every
+changed file is a journal page that
+
+* existed when the summary was built (no page came or went),
+* names only pages the summary already resolved (a new name could create a Logseq page that
+  exists by reference, a new topic), and
+* carries no alias, title or tombstone and stops mentioning no topic that exists without a file
+  (either could change which pages exist),
+
+the summary is patched: the file's old mentions are taken out of each topic's column and its new
+ones put in, in `queries._order`. Anything else returns None and the caller rebuilds. What the
+patch needs beyond the summary (each file's stat, and where each name as written resolves) is
+kept in a side file next to it, written when the summary is built. Both are derived caches.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import pickle
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+from .cachedir import write_atomic
+from .errors import UnreadablePage
+from .facts import page_facts
+from .queries import Graph
+from .registry import page_key
+from .summary import Summary
+from .vault import PageFile, Vault
+
+FORMAT = 2  # bump when Sidecar changes
+#: More changed files than this: a rebuild (which reuses the index for the rest) is as quick.
+MAX_CHANGED = 64
+
+
+@dataclass
+class Sidecar:
+    """What patching a summary needs beyond the summary itself."""
+
+    base: str  # the settings and exclusions the summary was built for
+    stamp: str  # the summary it belongs to
+    rels: list[str]  # every page file, in `Vault.page_files` order
+    stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
+    targets: dict[str, tuple[int, ...]]  # a name as written -> the topics (positions) it lands on
+    fileless: frozenset[int]  # topics without a file: they exist by being referenced
+    marked: frozenset[str]  # journal files with an alias, a title or a tombstone
+
+
+def _stats(files: list[PageFile]) -> array[int]:
+    return array("q", [n for f in files for n in (f.mtime_ns, f.size, f.inode)])
+
+
+def _differing(now: array[int], then: array[int], block: int = 256) -> list[int]:
+    """The files whose three numbers differ, compared a block of files at a time."""
+    out = []
+    width = 3 * block
+    for start in range(0, len(now), width):
+        if now[start : start + width] != then[start : start + width]:
+            end = min(start + width, len(now))
+            out += [k // 3 for k in range(start, end, 3) if now[k : k + 3] != then[k : k + 3]]
+    return out
+
+
+def side_path(summary_path: str) -> str:
+    return summary_path + "-side"
+
+
+def remember(
+    summary_path: str, graph: Graph, summary: Summary, files: list[PageFile], base: str
+) -> None:
+    """Keep what a later patch of ``summary`` needs (called when it was built and saved)."""
+    position = {id(t): i for i, t in enumerate(graph.topics.values())}
+    targets = {
+        name: tuple(position[id(t)] for t in found) for name, found in graph.resolved.items()
+    }
+    marked = frozenset(
+        rel
+        for rel, facts in graph.index.files.items()
+        if facts.date is not None and (facts.aliases or facts.superseded_by)
+    )
+    side = Sidecar(
+        base,
+        summary.stamp,
+        [f.rel for f in files],
+        _stats(files),
+        targets,
+        frozenset(i for i, p in enumerate(summary.paths) if p is None),
+        marked,
+    )
+    data = {"format": FORMAT, "side": side}
+    write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+
+
+def _load_side(summary_path: str) -> Sidecar | None:
+    try:
+        with open(side_path(summary_path), "rb") as handle:
+            data = pickle.load(handle)
+        side = data["side"]
+        if data["format"] == FORMAT and isinstance(side, Sidecar) and _complete(side):
+            return side
+    except Exception:  # missing, foreign or corrupt: the caller rebuilds
+        pass
+    return None
+
+
+def _complete(side: Sidecar) -> bool:
+    """Whether an unpickled sidecar has every field, each of its type (a cache written by
+    another version must be rebuilt, never half-read)."""
+    kinds = {
+        "base": str,
+        "stamp": str,
+        "rels": list,
+        "stats": array,
+        "targets": dict,
+        "fileless": frozenset,
+        "marked": frozenset,
+    }
+    fields = vars(side)
+    return fields.keys() == kinds.keys() and all(isinstance(fields[k], t) for k, t in kinds.items())
+
+
+def _load_summary(summary_path: str, stamp: str) -> Summary | None:
+    from .summary import FORMAT as SUMMARY_FORMAT
+
+    try:
+        with open(summary_path, "rb") as handle:
+            data = pickle.load(handle)
+        if data["format"] == SUMMARY_FORMAT and data["summary"].stamp == stamp:
+            summary: Summary = data["summary"]
+            return summary
+    except Exception:
+        pass
+    return None
+
+
+def refresh(
+    vault: Vault, summary_path: str, files: list[PageFile], stamp: str, base: str
+) -> Summary | None:
+    """The cached summary patched for the journal pages changed since it was built, saved with
+    ``stamp``; None when a patch cannot be exact (the caller rebuilds)."""
+    side = _load_side(summary_path)
+    if side is None or side.base != base or len(side.rels) != len(files):
+        return None
+    if [f.rel for f in files] != side.rels:
+        return None  # a page came and another went
+    now = _stats(files)
+    changed = [files[n] for n in _differing(now, side.stats)]
+    if not changed or len(changed) > MAX_CHANGED:
+        return None
+    old = _load_summary(summary_path, side.stamp)
+    if old is None or old.warnings:
+        return None
+    fresh = _fresh_mentions(vault, changed, side, old)
+    if fresh is None:
+        return None
+    patched = _patch(old, fresh, side, stamp)
+    if patched is None:
+        return None
+    from .summary import save
+
+    save(summary_path, patched)
+    side.stamp, side.stats = stamp, now
+    data = {"format": FORMAT, "side": side}
+    write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+    return patched
+
+
+#: For one changed journal file: its day, and per topic position its mentions (line,
+#: resolution, text), one per block.
+_Fresh = dict[str, tuple[dt.date, dict[int, dict[int, tuple[bool, str]]]]]
+
+
+def _fresh_mentions(
+    vault: Vault, changed: list[PageFile], side: Sidecar, old: Summary
+) -> _Fresh | None:
+    out: _Fresh = {}
+    titles: dict[str, int] = {}
+    for f in changed:
+        day = vault.date_of(f.rel)
+        if day is None or f.rel in side.marked or f.rel.endswith(".org"):
+            return None
+        try:
+            facts = page_facts(vault, f.rel, vault.read_page(f.rel))
+        except UnreadablePage:
+            return None
+        if facts.date != day or facts.aliases or facts.superseded_by:
+            return None
+        per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
+        for target, line, resolution, text in facts.mentions:
+            positions = side.targets.get(target)
+            if positions is None:
+                titles = titles or {page_key(t): i for i, t in enumerate(old.titles)}
+                positions = _by_title(target, titles)
+            if positions is None:
+                return None  # a name that is no topic's title: it may create a page
+            for i in positions:
+                per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
+        out[f.rel] = (day, per_topic)
+    return out
+
+
+def _by_title(name: str, titles: dict[str, int]) -> tuple[int, ...] | None:
+    """The topic a name not seen when the summary was built lands on, when that is certain: it
+    is a topic's own title (titles win over aliases in every flavor) and names no namespace or
+    path."""
+    if "/" in name or name.lower().endswith(".md"):
+        return None
+    i = titles.get(page_key(name))
+    return None if i is None else (i,)
+
+
+def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | None:
+    """The summary with the changed files' mentions replaced."""
+    file_ids = {path: n for n, (path, _title) in enumerate(old.files)}
+    if any(rel not in file_ids for rel in fresh):
+        return None  # it mentioned nothing before: its title is not known here
+    ids = {rel: file_ids[rel] for rel in fresh}
+    touched = _touched(old, fresh, ids, side)
+    if touched is None:
+        return None
+    new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
+    new.files, new.strings, new.warnings = list(old.files), list(old.strings), list(old.warnings)
+    columns = ("days", "sources", "lines", "resolutions", "texts")
+    done = 0  # old positions up to here are copied
+    counts: dict[int, int] = {}  # touched topic -> its new number of mentions
+    for i in sorted(touched):
+        lo, hi = old.starts[i], old.starts[i + 1]
+        for name in columns:
+            getattr(new, name).extend(getattr(old, name)[done:lo])
+        rows = _rows(old, new, i, fresh, ids)
+        for row in rows:
+            for name, value in zip(columns, row, strict=True):
+                getattr(new, name).append(value)
+        counts[i] = len(rows)
+        done = hi
+    for name in columns:
+        getattr(new, name).extend(getattr(old, name)[done:])
+    starts, shift = [0], 0
+    for i in range(len(old.titles)):
+        if i in counts:
+            shift += counts[i] - (old.starts[i + 1] - old.starts[i])
+        starts.append(old.starts[i + 1] + shift)
+    new.starts = array("i", starts)
+    return new
+
+
+def _touched(old: Summary, fresh: _Fresh, ids: dict[str, int], side: Sidecar) -> set[int] | None:
+    """The topics whose columns change: those the changed files mention now or did before
+    (None if one of them exists without a file and loses its mention: it may cease to be)."""
+    gone = set(ids.values())
+    touched = {i for _day, per in fresh.values() for i in per}
+    for k, source in enumerate(old.sources):
+        if source in gone:
+            i = bisect.bisect_right(old.starts, k) - 1
+            if i in side.fileless and i not in fresh[old.files[source][0]][1]:
+                return None
+            touched.add(i)
+    return touched
+
+
+def _rows(
+    old: Summary, new: Summary, i: int, fresh: _Fresh, ids: dict[str, int]
+) -> list[tuple[int, int, int, int, int]]:
+    """Topic ``i``'s mentions: the old ones from unchanged files and the changed files' new
+    ones, as column values (day, source, line, resolution, text), in `queries._order`."""
+    gone = set(ids.values())
+    rows = [
+        (old.days[k], old.files[old.sources[k]][0], old.lines[k], old.sources[k],
+         old.resolutions[k], old.texts[k])
+        for k in range(old.starts[i], old.starts[i + 1])
+        if old.sources[k] not in gone
+    ]  # fmt: skip
+    for rel, (day, per) in fresh.items():
+        for line, (resolution, text) in per.get(i, {}).items():
+            new.strings.append(text)
+            rows.append(
+                (day.toordinal(), rel, line, ids[rel], int(resolution), len(new.strings) - 1)
+            )
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    return [(d, src, line, res, text) for d, _path, line, src, res, text in rows]

@@ -1,0 +1,200 @@
+"""The status summary patched after journal edits says exactly what a rebuild says."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journal_agent import summary_patch
+from journal_agent.api import Query
+from journal_agent.summary import Summary
+
+from .test_context import AS_OF, TOPICS, rich_vault
+
+Row = tuple[str, str | None, int, list[tuple[int, str, int, str, bool]]]
+
+
+def columns(s: Summary) -> list[Row]:
+    """Every topic with its dated mentions, as plain values."""
+    out = []
+    for i, title in enumerate(s.titles):
+        span = range(s.starts[i], s.starts[i + 1])
+        mentions = [
+            (s.days[k], s.files[s.sources[k]][0], s.lines[k], s.strings[s.texts[k]],
+             bool(s.resolutions[k]))
+            for k in span
+        ]  # fmt: skip
+        out.append((title, s.paths[i], s.undated[i], mentions))
+    return out
+
+
+def backdate(path: Path, seconds: float = 5) -> None:
+    """Out of the index's racy window (a file changed in the last 2 s is never trusted)."""
+    stamp = time.time_ns() - int(seconds * 1e9)
+    os.utime(path, ns=(stamp, stamp))
+
+
+def backdate_all(root: Path) -> None:
+    for path in root.rglob("*.md"):
+        backdate(path, 60)
+
+
+@pytest.fixture
+def spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What each `summary_patch.refresh` returned (a Summary: patched; None: rebuilt)."""
+    calls: list[Any] = []
+    real = summary_patch.refresh
+
+    def recording(*args: Any) -> Any:
+        calls.append(real(*args))
+        return calls[-1]
+
+    monkeypatch.setattr(summary_patch, "refresh", recording)
+    return calls
+
+
+def cached(root: Path) -> Summary:
+    return Query.of(root, AS_OF, None, True).summary()
+
+
+def rebuilt(root: Path) -> Summary:
+    return Query.of(root, AS_OF, None, False).summary()
+
+
+def edit(rng: random.Random, path: Path) -> None:
+    """What a person does to a journal page: add a line about existing topics, delete one,
+    tick one off, reword one."""
+    lines = path.read_text().split("\n")
+    body = [n for n, line in enumerate(lines) if line.strip()]
+    kind = rng.choice(["add", "add", "delete", "done", "reword"])
+    if kind == "add" or not body:
+        a, b = rng.sample(TOPICS, 2)
+        lines.insert(rng.randint(0, len(lines) - 1), f"- now [[{a}]] and #[[{b}]]")
+    elif kind == "delete":
+        del lines[rng.choice(body)]
+    elif kind == "done":
+        n = rng.choice(body)
+        lines[n] = lines[n].replace("- ", "- DONE ", 1)
+    else:
+        n = rng.choice(body)
+        lines[n] = lines[n] + " (reworded)"
+    path.write_text("\n".join(lines))
+    backdate(path)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_patched_equals_rebuilt_after_random_journal_edits(
+    tmp_path: Path, spy: list[Any], seed: int
+) -> None:
+    rng = random.Random(seed)
+    root = rich_vault(tmp_path / "v", days=60, seed=seed)
+    backdate_all(root)
+    cached(root)
+    journals = sorted((root / "journals").iterdir())
+    for _round in range(3):
+        for path in rng.sample(journals, rng.randint(1, 3)):
+            edit(rng, path)
+        spy.clear()
+        patched = cached(root)
+        assert spy and spy[-1] is not None, "the edits should have been patched"
+        assert columns(patched) == columns(rebuilt(root))
+
+
+def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
+    root = rich_vault(tmp_path / "v", days=60)
+    backdate_all(root)
+    q = Query.of(root, AS_OF, None, True)
+    stale = [t.page.title for t in q.statuses("stale")[0]]
+    never = [t.page.title for t in q.statuses("unmentioned")[0]]
+    path = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    path.write_text(path.read_text() + f"- picked up [[{stale[0]}]] and [[{never[0]}]] again\n")
+    backdate(path)
+    after = {t.page.title: t.status for t in q.statuses()[0]}
+    assert spy[-1] is not None and after[stale[0]] == after[never[0]] == "active"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "new-name",  # a Logseq page that exists only by reference: a new topic
+        "page",  # a topic page changed
+        "new-journal",  # a page came
+        "alias",  # a journal page given an alias
+        "ghost-dropped",  # the only reference to a page without a file removed
+    ],
+)
+def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], change: str) -> None:
+    root = rich_vault(tmp_path / "v", days=30)
+    day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    day.write_text(day.read_text() + "- a thought on [[Ghost]]\n")
+    backdate_all(root)
+    cached(root)
+    if change == "new-name":
+        day.write_text(day.read_text() + "- about [[Brand New Thing]]\n")
+        touched = day
+    elif change == "page":
+        touched = root / "pages" / "Topic 01.md"
+        touched.write_text(touched.read_text() + "- see [[Topic 02]]\n")
+    elif change == "new-journal":
+        touched = root / "journals" / "2026_12_01.md"
+        touched.write_text("- later [[Topic 01]]\n")
+    elif change == "alias":
+        day.write_text("alias:: Big Day\n\n" + day.read_text())
+        touched = day
+    else:
+        day.write_text(day.read_text().replace("- a thought on [[Ghost]]\n", ""))
+        touched = day
+    backdate(touched)
+    spy.clear()
+    again = cached(root)
+    assert spy == [None]
+    assert columns(again) == columns(rebuilt(root))
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(4))
+def test_patched_equals_rebuilt_in_every_flavor(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """Lines copied between journal pages carry every kind of reference the fixtures have
+    (aliases, namespaces, tags, properties, labels, headings): patched or rebuilt, the answer
+    is the rebuild's."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    journals = sorted(
+        p for p in root.rglob("*.md") if Query.of(root, AS_OF, None, True).vault.date_of(
+            p.relative_to(root).as_posix()) is not None
+    )  # fmt: skip
+    lines = [ln for p in journals for ln in p.read_text().splitlines() if ln.strip()]
+    backdate_all(root)
+    cached(root)
+    for _round in range(3):
+        for path in rng.sample(journals, min(len(journals), 2)):
+            text = path.read_text()
+            path.write_text(text + ("" if text.endswith("\n") else "\n") + rng.choice(lines) + "\n")
+            backdate(path)
+        assert columns(cached(root)) == columns(rebuilt(root))
+    assert any(result is not None for result in spy)
+
+
+def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: list[Any]) -> None:
+    import pickle
+
+    root = rich_vault(tmp_path / "v", days=30)
+    backdate_all(root)
+    cached(root)
+    side = next((tmp_path / "cache").glob("*.summary-side"))
+    data = pickle.loads(side.read_bytes())
+    del data["side"].rels  # as a sidecar of an earlier version unpickles
+    side.write_bytes(pickle.dumps(data))
+    day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    day.write_text(day.read_text() + "- more on [[Topic 01]]\n")
+    backdate(day)
+    spy.clear()
+    assert columns(cached(root)) == columns(rebuilt(root))
+    assert spy == [None]
