@@ -155,6 +155,7 @@ if TYPE_CHECKING:
     )
     from .errors import (
         VaultNotFound as VaultNotFound,
+        WatchRunning as WatchRunning,
     )
     from .errors import (
         WriteConflict as WriteConflict,
@@ -227,7 +228,7 @@ _HOMES = {
         "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
         "JournalAgentError LockTimeout MissingExtra NotAVault PageError PageNotFound Refused "
         "StorageError UnreadablePage UnsafePage UnsafePath VaultError VaultNotFound "
-        "WriteConflict WriteError"
+        "WatchRunning WriteConflict WriteError"
     ),
     "guard": "Problem",
     "guide": "instructions",

@@ -407,6 +407,27 @@ def cmd_mcp(args: argparse.Namespace) -> Any:
     return None
 
 
+@command(
+    arg(
+        "--poll",
+        action="store_true",
+        help="scan for changes instead of file events (network disks)",
+    ),
+    text=lambda result: "",
+    example="journal-agent watch --vault ~/notes",
+)
+def cmd_watch(args: argparse.Namespace) -> Any:
+    """Keep the index fresh and report people's edits to agent bullets as they happen."""
+    from .vault import open_vault
+    from .watch import watch
+
+    def report(line: str) -> None:
+        _fail(line, 0)
+
+    watch(open_vault(args.vault), poll=args.poll, report=report)
+    return None
+
+
 # -- the parser and the run ---------------------------------------------------------------------
 
 

@@ -24,6 +24,7 @@ Only the default owner header (``"<agent> log"``) is recognised. Nothing is writ
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import BadArgument, UnreadablePage
+from .errors import BadArgument, JournalAgentError, UnreadablePage
 from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
 from .owned import owned_blocks, owner_header
@@ -64,8 +65,9 @@ class Finding:
     session: str | None = None
     now: str | None = None  # edited: the text as it stands now
     where: str | None = None  # moved: the page (vault-relative path) it stands on now
-    evidence: str | None = None  # lost: the backup copy that still holds it
+    evidence: str | None = None  # lost: the backup copy that still holds it, or what watch saw
     similarity: float | None = None  # edited: rapidfuzz ratio, 0-100
+    seen: str | None = None  # when `journal-agent watch` saw it happen (ISO time, UTC), if it did
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -79,6 +81,7 @@ class Finding:
             "where": self.where,
             "evidence": self.evidence,
             "similarity": self.similarity,
+            "seen": self.seen,
         }
 
     def describe(self) -> str:
@@ -88,6 +91,8 @@ class Finding:
         if self.kind == "moved":
             place = "elsewhere on the same page" if self.where == self.page else f"on {self.where}"
             return f"moved out of the owned block on {self.page}, now {place}: {self.text!r}"
+        if self.kind == "lost" and self.evidence and self.evidence.startswith("watch"):
+            return f"vanished from {self.page} ({self.evidence}); not restored: {self.text!r}"
         if self.kind == "lost":
             return (
                 f"vanished from {self.page} when Logseq saved an older copy over it (a copy with "
@@ -195,13 +200,35 @@ def audit_entries(
         intact += n
         found += more
         open_ += unexplained
+    seen = _watched(vault) if found or open_ else {}
     if open_:
         moved = _moved_elsewhere(vault, [e for e, _ in open_], known, search_limit)
         backups: _Backups = {}
         for e, has_block in open_:
+            lost = seen.get((e.page, e.hash))
+            if lost is not None and lost.kind == "lost" and (e.page, e.hash) not in moved:
+                found.append(
+                    _finding("lost", e, evidence=f"watch saw a save drop it with {lost.evidence}")
+                )
+                continue
             found.append(_explain(vault, e, has_block, moved.get((e.page, e.hash)), backups))
+    found = [
+        dataclasses.replace(f, seen=o.seen) if (o := seen.get((f.page, text_hash(f.text)))) else f
+        for f in found
+    ]
     found.sort(key=lambda f: (f.written, f.page, f.text, f.kind))
     return intact, found, warnings
+
+
+def _watched(vault: Vault) -> dict[tuple[str, str], Any]:
+    """What `journal-agent watch` saw happen to agent bullets: the latest per (page, hash)."""
+    from .watch import read_observations
+
+    try:
+        observations = read_observations(StateDir.of(vault.root))
+    except JournalAgentError:
+        return {}
+    return {(o.page, o.hash): o for o in observations}
 
 
 def _read(vault: Vault, rel: str, warnings: list[str]) -> Outline | None:

@@ -16,6 +16,7 @@ they enter, chained with ``from``. The CLI prints the message as one line and ex
     │   └── UnreadablePage         not UTF-8 text, binary, too large, or an I/O error
     ├── StorageError               a file or folder could not be read or written (exit 1)
     ├── MissingExtra               an optional part is not installed               (exit 1)
+    ├── WatchRunning               another watch process already watches the vault (exit 1)
     ├── WriteError                 a write could not be done safely; nothing written (exit 1)
     │   ├── LockTimeout            another writer held the journal page too long
     │   └── WriteConflict          the page kept changing under us (a human or app editing it)
@@ -86,6 +87,10 @@ class StorageError(JournalAgentError):
 
 class MissingExtra(JournalAgentError):
     """An optional part of journal-agent is not installed (the message names the extra)."""
+
+
+class WatchRunning(JournalAgentError):
+    """Another ``journal-agent watch`` already watches this vault (one per vault)."""
 
 
 class WriteError(JournalAgentError):

@@ -1,0 +1,363 @@
+"""watch: keep the index fresh, and see people's edits to agent bullets as they happen.
+
+One process per vault (an ``flock`` on ``watch.lock`` in the state folder) observes the vault
+with watchdog (inotify on Linux, the platform's observer elsewhere, or polling for a network or
+slow disk: ``--poll``, and automatically when the native observer cannot start). Events are
+gathered until the vault has been quiet for `DEBOUNCE` seconds (at most `MAX_DELAY` after the
+first), so a burst of a thousand saves is one refresh, and an editor that saves by rename is
+just two events on the same page. Each refresh:
+
+* brings the index and the status summary up to date (the next query or hook pays only the
+  stat of each file), and
+* compares each changed journal page that holds agent bullets (per the ledger) with the copy
+  seen before: a bullet a person deleted or edited is recorded, with the time it was seen, in
+  ``events.jsonl`` of the state folder (which `audit` reads). A save that dropped agent bullets
+  *and* other recent changes at once — an app writing an older copy of the page over it, as
+  Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
+
+While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
+its refresh is done: a query that sees the watcher's lock held and no dirty file knows the
+cached summary is current.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import JournalAgentError, LockTimeout, WatchRunning
+from .ledger import Ledger, now_utc, text_hash
+from .owned import owned_blocks
+from .state import PageLock, StateDir
+from .vault import Vault
+
+DEBOUNCE = 0.25  # seconds of quiet before a refresh
+MAX_DELAY = 2.0  # ... but never later than this after the first event of a burst
+POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
+RECENT = 600.0  # seconds: a line added this recently is a "recent change"
+EVENTS = "events.jsonl"
+DIRTY = "watch.dirty"
+LOCK_KEY = "watch"
+CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What watch saw happen to one agent bullet."""
+
+    kind: str  # "deleted", "edited" or "lost" (dropped with other recent changes at once)
+    page: str
+    agent: str
+    hash: str
+    text: str
+    seen: str  # when (ISO time, UTC)
+    now: str | None = None  # edited: the text as it stands now
+    evidence: str | None = None  # lost: what else the save dropped
+
+    def describe(self) -> str:
+        if self.kind == "lost":
+            return (
+                f"{self.page}: a save dropped {self.agent}'s bullet together with {self.evidence}"
+                f" (an app writing an older copy over the page?); not restored: {self.text!r}"
+            )
+        if self.kind == "edited":
+            return (
+                f"{self.page}: a person edited {self.agent}'s bullet {self.text!r} into "
+                f"{self.now!r}"
+            )
+        return f"{self.page}: a person deleted {self.agent}'s bullet {self.text!r}"
+
+
+@dataclass
+class _Copy:
+    """A journal page as watch last saw it."""
+
+    lines: set[str]
+    agents: dict[str, dict[str, str]]  # agent -> {hash: text} of its bullets in its owned block
+    added: dict[str, float] = field(default_factory=dict)  # line -> when it first appeared
+
+
+def read_observations(state: StateDir) -> list[Observation]:
+    """Every observation watch recorded, oldest first (a torn line is skipped)."""
+    out = []
+    for line in state.read(EVENTS).splitlines():
+        try:
+            out.append(Observation(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
+class Watcher:
+    """Watches one vault; `run` until `stop`."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        *,
+        poll: bool = False,
+        report: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.vault = vault
+        self.state = StateDir.of(vault.root)
+        self.poll = poll
+        self.report = report
+        self.stopped = threading.Event()
+        self.refreshes = 0  # refreshes done (tests wait on it)
+        self._changed: set[str] = set()
+        self._first = 0.0
+        self._last = 0.0
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._copies: dict[str, _Copy] = {}
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        if event.event_type not in CHANGES:
+            return  # opened, or closed without writing: our own reads among them
+        for raw in (event.src_path, getattr(event, "dest_path", "")):
+            rel = self._rel(os.fsdecode(raw)) if raw else None
+            if rel is None:
+                continue
+            with self._lock:
+                if not self._changed:
+                    self._first = time.monotonic()
+                    self._mark_dirty()
+                self._changed.add(rel)
+                self._last = time.monotonic()
+            self._wake.set()
+
+    def _rel(self, path: str) -> str | None:
+        """The vault-relative path of a page file (None for anything else, our own files too)."""
+        try:
+            rel = Path(path).relative_to(self.vault.root).as_posix()
+        except ValueError:
+            return None
+        parts = rel.split("/")
+        if any(p.startswith(".") for p in parts) or parts[0] in ("logseq", "node_modules"):
+            return None
+        return rel if rel.lower().endswith(self.vault.settings.extensions) else None
+
+    def _mark_dirty(self) -> None:
+        try:
+            os.close(self.state.open(DIRTY, os.O_WRONLY | os.O_CREAT))
+        except JournalAgentError:
+            pass  # only a hint for queries: they validate every file without it
+
+    def _clear_dirty(self) -> None:
+        try:
+            fd = self.state.folder(create=False)
+        except JournalAgentError:
+            return
+        try:
+            os.unlink(DIRTY, dir_fd=fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    # -- the loop ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Watch until `stop` (or a signal): refresh after each quiet burst of events."""
+        try:
+            lock = PageLock(self.state, LOCK_KEY, 0.0).__enter__()  # one watcher per vault
+        except LockTimeout as exc:
+            raise WatchRunning(
+                f"{self.vault.root}: another journal-agent watch is already running for it"
+            ) from exc
+        try:
+            self._remember_all()
+            observer = self._observer()
+            try:
+                self.refresh(set())
+                while not self.stopped.is_set():
+                    self._wake.wait(DEBOUNCE / 2 if self._changed else 0.5)
+                    self._wake.clear()
+                    due = self._due()
+                    if due:
+                        self.refresh(due)
+            finally:
+                observer.stop()
+                observer.join(timeout=5)
+                self._clear_dirty()
+        finally:
+            lock.__exit__()
+
+    @property
+    def idle(self) -> bool:
+        """No change waits for a refresh."""
+        with self._lock:
+            return not self._changed
+
+    def stop(self) -> None:
+        """Ask `run` to return (from any thread or a signal handler)."""
+        self.stopped.set()
+        self._wake.set()
+
+    def _due(self) -> set[str]:
+        """The changed pages, once the burst is over (else an empty set, and wait again)."""
+        with self._lock:
+            if not self._changed:
+                return set()
+            now = time.monotonic()
+            if now - self._last < DEBOUNCE and now - self._first < MAX_DELAY:
+                return set()
+            due, self._changed = self._changed, set()
+            return due
+
+    def _observer(self) -> Any:
+        from watchdog.events import FileSystemEventHandler
+        from watchdog.observers import Observer
+        from watchdog.observers.polling import PollingObserver
+
+        handler = FileSystemEventHandler()
+        handler.on_any_event = self._on_event  # type: ignore[method-assign]
+        root = str(self.vault.root)
+        if not self.poll:
+            try:
+                native = Observer()
+                native.schedule(handler, root, recursive=True)
+                native.start()
+                return native
+            except OSError as exc:  # out of inotify watches, a file system without events
+                self.report(f"watch: native file events unavailable ({exc}); polling instead")
+        polling = PollingObserver(timeout=POLL_INTERVAL)
+        polling.schedule(handler, root, recursive=True)
+        polling.start()
+        return polling
+
+    def refresh(self, changed: set[str]) -> None:
+        """Bring the index and the summary up to date; look at what happened to agent bullets."""
+        from . import api
+        from .index import load_index
+
+        try:
+            load_index(self.vault)
+            api.topics(vault=self.vault)
+            for rel in sorted(changed):
+                self._compare(rel)
+        except JournalAgentError as exc:  # a bad setting, a full disk: say it, keep watching
+            self.report(f"watch: {exc}")
+        finally:
+            with self._lock:
+                if not self._changed:
+                    self._clear_dirty()
+            self.refreshes += 1
+
+    # -- agent bullets -----------------------------------------------------------------------
+
+    def _remember_all(self) -> None:
+        """Take the first copy of every page the ledger says agents wrote on."""
+        pages = {e.page for e in Ledger(self.state).entries()}
+        for rel in pages:
+            copy = self._read(rel)
+            if copy is not None:
+                self._copies[rel] = copy
+
+    def _read(self, rel: str) -> _Copy | None:
+        try:
+            outline = self.vault.read_page(rel)
+        except JournalAgentError:
+            return None
+        mine: dict[str, dict[str, str]] = {}
+        agents = {e.agent for e in Ledger(self.state).entries(rel)}
+        for agent in agents:
+            owned = set(owned_blocks(outline, f"{agent} log"))
+            texts = [b.text for b in outline.blocks if b.parent in owned]
+            mine[agent] = {text_hash(t): t for t in texts}
+        lines = {ln.strip() for ln in outline.text.splitlines() if ln.strip()}
+        return _Copy(lines, mine)
+
+    def _compare(self, rel: str) -> None:
+        before = self._copies.get(rel)
+        after = self._read(rel)
+        if after is None:
+            self._copies.pop(rel, None)
+            return
+        now = time.time()
+        if before is None:
+            after.added = dict.fromkeys(after.lines, now)
+            self._copies[rel] = after
+            return
+        after.added = {ln: before.added.get(ln, now) for ln in after.lines}
+        self._copies[rel] = after
+        written = {(e.agent, e.hash): e.text for e in Ledger(self.state).entries(rel)}
+        gone = [
+            (agent, h, t)
+            for agent, bullets in before.agents.items()
+            for h, t in bullets.items()
+            if (agent, h) in written and h not in after.agents.get(agent, {})
+        ]
+        if gone:
+            self._record(rel, before, after, gone, now)
+
+    def _record(
+        self,
+        rel: str,
+        before: _Copy,
+        after: _Copy,
+        gone: list[tuple[str, str, str]],
+        now: float,
+    ) -> None:
+        from rapidfuzz import fuzz, process
+
+        new_here = sorted(after.lines - before.lines)
+        dropped = before.lines - after.lines
+        seen = now_utc()
+        found = []
+        for agent, h, text in gone:
+            # what else the save dropped: recent lines that are not this agent's own
+            own = {f"- {t}" for a, _h, t in gone if a == agent} | {f"- {agent} log"}
+            others = sorted(
+                ln for ln in dropped if ln not in own and now - before.added.get(ln, 0.0) <= RECENT
+            )
+            if others:
+                evidence = f"{len(others)} other recent line(s), e.g. {others[0]!r}"
+                found.append(Observation("lost", rel, agent, h, text, seen, evidence=evidence))
+                continue
+            match = process.extractOne(f"- {text}", new_here, scorer=fuzz.ratio, score_cutoff=60)
+            if match is not None:
+                now_text = match[0].removeprefix("- ")
+                found.append(Observation("edited", rel, agent, h, text, seen, now=now_text))
+            else:
+                found.append(Observation("deleted", rel, agent, h, text, seen))
+        self._append(found)
+        for o in found:
+            self.report(f"watch: {o.describe()}")
+
+    def _append(self, found: list[Observation]) -> None:
+        payload = "".join(json.dumps(asdict(o), ensure_ascii=False) + "\n" for o in found)
+        try:
+            fd = self.state.open(EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except JournalAgentError as exc:
+            self.report(f"watch: cannot record what it saw: {exc}")
+            return
+        try:
+            os.write(fd, payload.encode("utf-8"))
+        except OSError as exc:
+            self.report(f"watch: cannot record what it saw: {exc.strerror}")
+        finally:
+            os.close(fd)
+
+
+def watch(vault: Vault, *, poll: bool = False, report: Callable[[str], None]) -> None:
+    """Run a watcher in the foreground until Ctrl-C or SIGTERM."""
+    watcher = Watcher(vault, poll=poll, report=report)
+    previous = signal.signal(signal.SIGTERM, lambda *_: watcher.stop())
+    try:
+        watcher.run()
+    except KeyboardInterrupt:
+        watcher.stop()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    report(f"watch: stopped at {dt.datetime.now().isoformat(timespec='seconds')}")

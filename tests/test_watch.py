@@ -1,0 +1,164 @@
+"""watch, with real file events: the index after each burst equals a cold rebuild, and people's
+edits to agent bullets (and an app's overwrite with an older copy) are seen and never undone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import journal_agent
+from journal_agent import WatchRunning
+from journal_agent.index import load_index
+from journal_agent.state import StateDir
+from journal_agent.vault import open_vault
+from journal_agent.watch import DIRTY, Watcher, read_observations
+
+from .conftest import journal
+
+DAY = "2026-11-29"
+DEADLINE = 30.0
+
+
+class Running:
+    """A watcher running in a thread, with what it reported."""
+
+    def __init__(self, vault: Path, poll: bool = False) -> None:
+        self.lines: list[str] = []
+        self.watcher = Watcher(open_vault(vault), poll=poll, report=self.lines.append)
+        self.thread = threading.Thread(target=self.watcher.run, daemon=True)
+        self.thread.start()
+        self.settle(1)
+
+    def settle(self, at_least: int | None = None) -> None:
+        """Wait until the watcher has refreshed after what was just done (or ``at_least``)."""
+        target = at_least if at_least is not None else self.watcher.refreshes + 1
+        deadline = time.monotonic() + DEADLINE
+        while self.watcher.refreshes < target or not self.watcher.idle:
+            assert time.monotonic() < deadline, "the watcher never refreshed"
+            assert self.thread.is_alive(), "the watcher stopped"
+            time.sleep(0.02)
+            if self.watcher.refreshes >= target and not self.watcher.idle:
+                target = self.watcher.refreshes + 1  # more events came: wait for their refresh
+
+    def stop(self) -> None:
+        self.watcher.stop()
+        self.thread.join(DEADLINE)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def running(logseq_vault: Path) -> Iterator[Running]:
+    watcher = Running(logseq_vault)
+    yield watcher
+    watcher.stop()
+
+
+def assert_index_fresh(vault: Path) -> None:
+    warm = load_index(open_vault(vault))
+    assert warm.rescanned == 0, "the watcher left files for the next query to scan"
+    cold = load_index(open_vault(vault), use_cache=False)
+    assert warm.files == cold.files and warm.warnings == cold.warnings
+
+
+def test_a_human_edit_and_a_rename_save(logseq_vault: Path, running: Running) -> None:
+    page = logseq_vault / "pages" / "Grafana.md"
+    page.write_text(page.read_text() + "- a new line about [[Flaky CI]]\n")
+    running.settle()
+    assert_index_fresh(logseq_vault)
+    tmp = page.with_name(".Grafana.md.swp")
+    tmp.write_text(page.read_text() + "- saved by rename\n")
+    os.replace(tmp, page)
+    running.settle()
+    assert_index_fresh(logseq_vault)
+    assert not (StateDir.of(logseq_vault).path / DIRTY).exists()
+
+
+def test_a_thousand_files_at_once(logseq_vault: Path, running: Running) -> None:
+    before = running.watcher.refreshes
+    for i in range(1000):
+        (logseq_vault / "pages" / f"Bulk {i}.md").write_text(f"- bulk {i} about [[Grafana]]\n")
+    running.settle()
+    deadline = time.monotonic() + DEADLINE
+    while load_index(open_vault(logseq_vault)).rescanned and time.monotonic() < deadline:
+        running.settle()
+    assert running.watcher.refreshes - before < 100  # bursts, not one refresh per file
+    assert_index_fresh(logseq_vault)
+
+
+def test_a_deleted_and_an_edited_agent_bullet(logseq_vault: Path, running: Running) -> None:
+    notes = ["Checked [[Grafana]] dashboards today", "Rotated the [[Flaky CI]] runners"]
+    journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    page = journal(logseq_vault, DAY)
+    text = page.read_text()
+    text = text.replace(f"\t- {notes[0]}\n", "")
+    text = text.replace(notes[1], "Rotated the [[Flaky CI]] runners twice")
+    page.write_text(text)
+    running.settle()
+    kinds = {o.text: o.kind for o in read_observations(StateDir.of(logseq_vault))}
+    assert kinds == {notes[0]: "deleted", notes[1]: "edited"}
+    assert any("deleted claude's bullet" in line for line in running.lines)
+    audit = journal_agent.api.audit(vault=logseq_vault, agent="claude")
+    assert {f.text: (f.kind, f.seen is not None) for f in audit.findings} == {
+        notes[0]: ("deleted", True),
+        notes[1]: ("edited", True),
+    }
+    assert notes[0] not in page.read_text()  # never restored
+
+
+def test_an_app_overwrite_with_an_older_copy_is_reported(
+    logseq_vault: Path, running: Running
+) -> None:
+    page = journal(logseq_vault, DAY)
+    page.write_text("- morning notes\n")
+    running.settle()
+    older = page.read_text()  # the copy an app keeps open
+    journal_agent.append(["Deployed [[Grafana]] fix"], vault=logseq_vault, agent="claude", date=DAY)
+    journal_agent.append(["Reran [[Flaky CI]]"], vault=logseq_vault, agent="codex", date=DAY)
+    running.settle()
+    page.write_text(older + "- typed in the app meanwhile\n")  # the app saves its older copy
+    running.settle()
+    seen = {(o.agent, o.kind) for o in read_observations(StateDir.of(logseq_vault))}
+    assert seen == {("claude", "lost"), ("codex", "lost")}
+    assert any("older copy" in line for line in running.lines)
+    assert "Deployed" not in page.read_text()  # reported, never restored
+    (finding,) = journal_agent.api.audit(vault=logseq_vault, agent="claude").findings
+    assert finding.kind == "lost" and "watch saw a save drop it" in (finding.evidence or "")
+
+
+def test_polling_sees_edits_too(logseq_vault: Path) -> None:
+    watcher = Running(logseq_vault, poll=True)
+    try:
+        page = logseq_vault / "pages" / "Grafana.md"
+        page.write_text(page.read_text() + "- polled line\n")
+        watcher.settle()
+        assert_index_fresh(logseq_vault)
+    finally:
+        watcher.stop()
+
+
+def test_one_watcher_per_vault(logseq_vault: Path, running: Running) -> None:
+    with pytest.raises(WatchRunning, match="already running"):
+        Watcher(open_vault(logseq_vault)).run()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_stops_cleanly_on_a_signal(logseq_vault: Path, tmp_path: Path, sig: int) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "journal_agent", "watch", "--vault", str(logseq_vault)],
+        stderr=subprocess.PIPE,
+        env={**os.environ, "JOURNAL_AGENT_CACHE": str(tmp_path / "cache")},
+    )
+    time.sleep(2.0)
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=DEADLINE)
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err and b"watch: stopped" in err
