@@ -60,6 +60,36 @@ if TYPE_CHECKING:
     from .api import (
         topics as topics,
     )
+    from .api import (
+        BundleResult as BundleResult,
+    )
+    from .api import (
+        NoteResult as NoteResult,
+    )
+    from .api import (
+        PendingResult as PendingResult,
+    )
+    from .api import (
+        drop_pending as drop_pending,
+    )
+    from .api import (
+        fix_pending as fix_pending,
+    )
+    from .api import (
+        flush_pending as flush_pending,
+    )
+    from .api import (
+        install_hooks as install_hooks,
+    )
+    from .api import (
+        note as note,
+    )
+    from .api import (
+        pending_bullets as pending_bullets,
+    )
+    from .api import (
+        write_bundle as write_bundle,
+    )
     from .backends import (  # noqa: F401
         Backend as Backend,
     )
@@ -141,6 +171,27 @@ if TYPE_CHECKING:
     from .guard import (  # noqa: F401
         Problem as Problem,
     )
+    from .hosts import (  # noqa: F401
+        Host as Host,
+    )
+    from .hosts.install import (  # noqa: F401
+        InstallResult as InstallResult,
+    )
+    from .loop import (  # noqa: F401
+        HookResult as HookResult,
+    )
+    from .loop import (
+        run_hook as run_hook,
+    )
+    from .pending import (  # noqa: F401
+        FlushReport as FlushReport,
+    )
+    from .pending import (
+        Pending as Pending,
+    )
+    from .pending import (
+        PendingStore as PendingStore,
+    )
     from .queries import (  # noqa: F401
         Backlink as Backlink,
     )
@@ -183,8 +234,10 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "api": (
-        "append info lint LintResult pages PagesResult related RelatedResult stale status "
-        "timeline TimelineResult topics TopicsResult VaultInfo"
+        "append BundleResult drop_pending fix_pending flush_pending info install_hooks lint "
+        "LintResult note NoteResult pages PagesResult pending_bullets PendingResult related "
+        "RelatedResult stale status timeline TimelineResult topics TopicsResult VaultInfo "
+        "write_bundle"
     ),
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
     "errors": (
@@ -194,6 +247,10 @@ _HOMES = {
         "WriteConflict WriteError"
     ),
     "guard": "Problem",
+    "hosts": "Host",
+    "hosts.install": "InstallResult",
+    "loop": "HookResult run_hook",
+    "pending": "FlushReport Pending PendingStore",
     "queries": "Backlink Topic",
     "registry": "load_registry Page PageRegistry",
     "scanner": "Block Outline Ref scan",

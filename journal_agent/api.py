@@ -531,7 +531,7 @@ def _stores(vault: VaultArg) -> tuple[Vault | None, list[PendingStore], list[str
     return v, stores + [outbox(root)], [why] if why else []
 
 
-def pending(*, vault: VaultArg = None) -> PendingResult:
+def pending_bullets(*, vault: VaultArg = None) -> PendingResult:
     """The bullets handed over and not written yet, oldest first, each with why."""
     _v, stores, warnings = _stores(vault)
     return PendingResult([i for s in stores for i in s.items()], warnings=warnings)

@@ -391,7 +391,7 @@ def cmd_pending(args: argparse.Namespace) -> Any:
         return api.flush_pending(
             vault=args.vault, budget=10.0 if args.budget is None else args.budget
         )
-    return api.pending(vault=args.vault)
+    return api.pending_bullets(vault=args.vault)
 
 
 def _as_pending(result: Any) -> Any:
