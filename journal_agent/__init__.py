@@ -16,10 +16,19 @@ __version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .api import (
+        BundleResult as BundleResult,
+    )
+    from .api import (
         LintResult as LintResult,
     )
     from .api import (
+        NoteResult as NoteResult,
+    )
+    from .api import (
         PagesResult as PagesResult,
+    )
+    from .api import (
+        PendingResult as PendingResult,
     )
     from .api import (
         RelatedResult as RelatedResult,
@@ -37,13 +46,31 @@ if TYPE_CHECKING:
         append as append,
     )
     from .api import (
+        drop_pending as drop_pending,
+    )
+    from .api import (
+        fix_pending as fix_pending,
+    )
+    from .api import (
+        flush_pending as flush_pending,
+    )
+    from .api import (
         info as info,
+    )
+    from .api import (
+        install_hooks as install_hooks,
     )
     from .api import (
         lint as lint,
     )
     from .api import (
+        note as note,
+    )
+    from .api import (
         pages as pages,
+    )
+    from .api import (
+        pending_bullets as pending_bullets,
     )
     from .api import (
         related as related,
@@ -59,33 +86,6 @@ if TYPE_CHECKING:
     )
     from .api import (
         topics as topics,
-    )
-    from .api import (
-        BundleResult as BundleResult,
-    )
-    from .api import (
-        NoteResult as NoteResult,
-    )
-    from .api import (
-        PendingResult as PendingResult,
-    )
-    from .api import (
-        drop_pending as drop_pending,
-    )
-    from .api import (
-        fix_pending as fix_pending,
-    )
-    from .api import (
-        flush_pending as flush_pending,
-    )
-    from .api import (
-        install_hooks as install_hooks,
-    )
-    from .api import (
-        note as note,
-    )
-    from .api import (
-        pending_bullets as pending_bullets,
     )
     from .api import (
         write_bundle as write_bundle,
