@@ -31,7 +31,16 @@ from typing import Any
 
 from .errors import JournalAgentError
 from .hosts import HookCall, Host, host_named
-from .pending import Pending, PendingStore, flush, make, outbox, record, render
+from .pending import (
+    MAX_BULLET_BYTES,
+    Pending,
+    PendingStore,
+    flush,
+    make,
+    outbox,
+    record,
+    render,
+)
 from .transcript import Message, assistant_messages, journal_bullets, last_assistant_message
 from .vault import Vault, configured_root, open_vault
 
@@ -197,9 +206,10 @@ def _record_and_flush(run: _Run, budget: float) -> HookResult:
     if call.skip:
         return HookResult(host.quiet_output(None))
     recorded = False
+    notes: list[str] = []
     try:
         vault, why = _open(run.vault_arg)
-        items = _bullets(run, _messages(call))
+        items = _bullets(run, _messages(call), notes)
         kept: list[Pending] = []
         if items:
             root = vault.root if vault is not None else configured_root(run.vault_arg)
@@ -211,8 +221,10 @@ def _record_and_flush(run: _Run, budget: float) -> HookResult:
                 if kept
                 else ""
             )
-            return HookResult(host.quiet_output(f"journal-agent: {note}"), [note])
-        return _flush(run, vault, items, budget)
+            return HookResult(host.quiet_output(f"journal-agent: {note}"), [*notes, note])
+        result = _flush(run, vault, items, budget)
+        result.warnings[:0] = notes
+        return result
     except Exception as exc:  # never break the host's turn
         note = _describe(exc)
         if not recorded:
@@ -244,11 +256,19 @@ def _messages(call: HookCall) -> list[Message]:
     return [last] if last is not None else []
 
 
-def _bullets(run: _Run, messages: list[Message]) -> list[Pending]:
+def _bullets(run: _Run, messages: list[Message], notes: list[str]) -> list[Pending]:
+    """The bullets of ``messages`` as pending items; a "bullet" too large to be one line is left
+    out, and said so (``notes``)."""
     today = dt.date.today()
     items: list[Pending] = []
     for message in messages:
         texts = journal_bullets(message.text)
+        huge = [t for t in texts if len(t.encode("utf-8", "replace")) > MAX_BULLET_BYTES]
+        if huge:
+            notes.append(
+                f"{len(huge)} line(s) of a journal block over {MAX_BULLET_BYTES} bytes left out"
+            )
+            texts = [t for t in texts if t not in huge]
         if texts:
             day = message.day if message.day is not None and message.day <= today else today
             items += make(

@@ -108,10 +108,11 @@ def make(
     noted = now_utc()
     out: list[Pending] = []
     for raw in texts:
-        text = raw.strip()
+        # a lone surrogate (JSON allows "\ud800") cannot be stored or written: mark its place
+        text = raw.strip().encode("utf-8", "replace").decode("utf-8")
         if not text:
             continue
-        if len(text.encode("utf-8", "surrogatepass")) > MAX_BULLET_BYTES:
+        if len(text.encode("utf-8")) > MAX_BULLET_BYTES:
             raise BadArgument(
                 f"bullet {short(text)!r} is over {MAX_BULLET_BYTES // 1024} KB: not one line"
             )

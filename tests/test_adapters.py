@@ -5,6 +5,7 @@ hooks and settings untouched, idempotent, explicit timeouts in the host's unit).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from journal_agent.hosts import HOSTS, host_named
 
 from .conftest import ROOT
-from .hookkit import environment, run
+from .hookkit import CLI, environment, run
 
 ADAPTERS = ROOT / "adapters"
 HOOKS_FILE = {
@@ -164,10 +165,6 @@ def test_project_and_explicit_settings_files(tmp_path: Path) -> None:
     env = environment(tmp_path)
     project = tmp_path / "project"
     project.mkdir()
-    import subprocess
-
-    from .hookkit import CLI
-
     subprocess.run(
         [str(CLI), "hook", "install", "codex", "--project"],
         cwd=project,

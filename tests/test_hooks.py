@@ -4,6 +4,8 @@ the payloads the hosts send, its stdout read the way that host reads it."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,51 @@ def test_note_and_pending_commands(logseq_vault: Path, env: dict[str, str]) -> N
     again = run(["note", *vault, "--agent", "claude", "Again [[Nowhere]]"], env)
     assert "recorded before" in again.stdout  # a dropped bullet does not come back
     assert run(["pending", "drop", "zzzz", *vault], env).returncode == 2
+
+
+def test_odd_lines_never_hold_back_the_others(logseq_vault: Path, env: dict[str, str]) -> None:
+    """A journal block line too large to be a bullet, or holding a lone surrogate (JSON allows
+    one), is dealt with on its own; the other bullets are recorded and written."""
+    good = "kept despite its neighbours, [[Grafana]]"
+    text = reply("x" * 20000, "half a character \ud800 here", good)
+    call = payload("claude-code", "turn", "s1", last_assistant_message=text)
+    done = hook("claude-code", "Stop", call, env, logseq_vault)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "over 16384 bytes left out" in done.stderr
+    assert count_on_page(logseq_vault, good) == 1
+    assert count_on_page(logseq_vault, "half a character ? here") == 1
+
+
+HEAVY = ("networkx", "mistune", "httpx", "yaml", "edn_format", "rapidfuzz", "watchdog", "mcp")
+
+
+@pytest.mark.parametrize("phase", ["start", "turn", "end"])
+def test_the_hook_path_imports_nothing_heavy(
+    phase: str, logseq_vault: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """Measured with ``python -X importtime``; config.edn's reader runs once per change of the
+    file (its result is cached), so the warm path is measured, as hooks run it."""
+    transcript = write_transcript("claude-code", tmp_path / "t.jsonl", [reply("a [[Grafana]]")])
+    call = payload(
+        "claude-code",
+        phase,
+        "s1",
+        transcript_path=str(transcript),
+        last_assistant_message=reply(f"imports {phase} [[Grafana]]"),
+    )
+    event = HOSTS["claude-code"][phase]
+    assert hook("claude-code", event, call, env, logseq_vault).returncode == 0  # warms the cache
+    argv = [sys.executable, "-X", "importtime", "-m", "journal_agent", "hook", "claude-code"]
+    done = subprocess.run(
+        [*argv, event, "--vault", str(logseq_vault)],
+        input=json.dumps(call).encode(),
+        env=env,
+        capture_output=True,
+        check=True,
+    )
+    imported = {
+        line.split("|")[-1].strip().split(".")[0]
+        for line in done.stderr.decode().splitlines()
+        if line.startswith("import time:")
+    }
+    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))

@@ -13,6 +13,7 @@ must now be on the page exactly once).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import signal
@@ -164,8 +165,6 @@ def test_hooks_sigkilled_at_random_points(
 ) -> None:
     """Stop killed (the session end finds the reply in the transcript), a flush killed, a
     session start killed half-way through its sweep: each recovered by the next hook."""
-    import json
-
     rng = random.Random(20261130)
     vault = ["--vault", str(logseq_vault)]
     kills = 0
