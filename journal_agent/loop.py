@@ -194,7 +194,11 @@ def projection(vault: Vault, agent: str) -> str:
     context = getattr(api, "context", None)
     if context is None:
         return ""
-    return str(context(vault=vault, agent=agent))
+    result = context(vault=vault, agent=agent)
+    text = result if isinstance(result, str) else getattr(result, "markdown", None)
+    if not isinstance(text, str):  # never a repr in the agent's context
+        raise TypeError(f"api.context returned {type(result).__name__}, not its Markdown")
+    return text
 
 
 # -- turn and end ------------------------------------------------------------------------------
