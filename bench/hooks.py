@@ -45,6 +45,7 @@ def _bench_run() -> object:
     spec = importlib.util.spec_from_loader("bench_run", loader)
     assert spec is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = module  # its dataclasses look their module up
     loader.exec_module(module)
     return module
 

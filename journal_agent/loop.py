@@ -144,11 +144,11 @@ def _start(run: _Run, budget: float) -> HookResult:
         vault, why = _open(run.vault_arg)
         if vault is not None:
             left = _sweep(vault, run.started + budget)
-            parts.append(_projection_or_note(vault, run.agent, notes))
         else:
             notes.append(str(why))
-        left += _outboxed(vault, run.vault_arg)
-        parts += [render(left), PROTOCOL]
+        left = [i for i in left + _outboxed(vault, run.vault_arg) if i.agent == run.agent]
+        shown = _projection_or_note(vault, run, left, notes) if vault is not None else None
+        parts += [render(left) if shown is None else shown, PROTOCOL]
     except Exception as exc:  # a start hook never blocks a session
         notes.append(_describe(exc))
     note = f"journal-agent: {'; '.join(notes)}" if notes else None
@@ -176,25 +176,31 @@ def _outboxed(vault: Vault | None, vault_arg: str | None) -> list[Pending]:
         return []
 
 
-def _projection_or_note(vault: Vault, agent: str, notes: list[str]) -> str:
+def _projection_or_note(
+    vault: Vault, run: _Run, left: list[Pending], notes: list[str]
+) -> str | None:
+    """The projection; None (the hook lists the pending bullets itself) if there is none."""
     try:
-        return projection(vault, agent)
+        return projection(vault, run.agent, left, run.call.cwd)
     except Exception as exc:  # the projection is optional; the pending bullets are not
         notes.append(f"no projection: {_describe(exc)}")
-        return ""
+        return None
 
 
-def projection(vault: Vault, agent: str) -> str:
-    """The session-start projection of ``vault`` for ``agent``: the ``context`` command's
-    Markdown (`api.context`). This is the one seam between the hooks and the projection; until
-    ``context`` exists here, there is no projection and the start hook prints only the pending
-    bullets and how to hand bullets over."""
+def projection(
+    vault: Vault, agent: str, pending: Sequence[Pending], project: str | None
+) -> str | None:
+    """The session-start projection of ``vault`` for ``agent``, listing the ``pending``
+    bullets: the ``context`` command's Markdown (`api.context`), scoped by the topics the
+    project in the agent's working folder ``project`` names. This is the one seam between the
+    hooks and the projection; None while ``context`` does not exist here (the start hook then
+    prints the pending bullets and how to hand bullets over)."""
     from . import api
 
     context = getattr(api, "context", None)
     if context is None:
-        return ""
-    result = context(vault=vault, agent=agent)
+        return None
+    result = context(vault=vault, agent=agent, pending=list(pending), project=project)
     text = result if isinstance(result, str) else getattr(result, "markdown", None)
     if not isinstance(text, str):  # never a repr in the agent's context
         raise TypeError(f"api.context returned {type(result).__name__}, not its Markdown")

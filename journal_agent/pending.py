@@ -487,6 +487,18 @@ def _first_line(message: str) -> str:
 # -- showing what is pending -------------------------------------------------------------------
 
 
+def for_context(vault: Vault, agent: str) -> list[Pending]:
+    """``agent``'s bullets still pending for ``vault`` (its own store and its outbox), oldest
+    first: what the session-start projection lists, each with its reason."""
+    found: list[Pending] = []
+    for store in (PendingStore.of(vault.root), outbox(vault.root)):
+        try:
+            found += [i for i in store.items() if i.agent == agent]
+        except JournalAgentError:
+            continue
+    return found
+
+
 def render(items: Sequence[Pending], limit: int = 20) -> str:
     """The pending bullets as a short Markdown section for the start of a session (empty if
     there are none): each with its day and why it is not written yet."""

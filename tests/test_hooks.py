@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,6 +84,10 @@ def test_compaction_and_end_take_every_reply_of_the_transcript(
     done = hook(host, HOSTS[host][phase], call, env, logseq_vault)
     assert (done.returncode, done.stderr) == (0, "")
     assert_quiet(host, done.stdout)
+    # at the end, what did not fit the host's budget is written by a detached process
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and count_on_page(logseq_vault, second) == 0:
+        time.sleep(0.05)
     assert [count_on_page(logseq_vault, first), count_on_page(logseq_vault, second)] == [1, 1]
 
 
@@ -156,7 +161,7 @@ def test_a_broken_projection_still_shows_the_pending_bullets(
 ) -> None:
     env = environment(tmp_path, JA_TEST_PROJECTION="!raise")
     bad = "links [[No Such Page]]"
-    run(["note", "--vault", str(logseq_vault), "--agent", "claude", bad], env)
+    run(["note", "--vault", str(logseq_vault), "--agent", HOSTS[host]["agent"], bad], env)
     done = hook(host, "SessionStart", payload(host, "start", "s1"), env, logseq_vault)
     context = context_of(host, done.stdout)
     assert done.returncode == 0
@@ -255,3 +260,17 @@ def test_the_hook_path_imports_nothing_heavy(
         if line.startswith("import time:")
     }
     assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+def test_each_agent_is_shown_its_own_pending_bullets(
+    logseq_vault: Path, env: dict[str, str]
+) -> None:
+    """Every start writes what any agent left; each agent is shown what is still its own."""
+    bad = "codex links [[Nowhere Yet]]"
+    run(["note", "--vault", str(logseq_vault), "--agent", "codex", bad], env)
+    claude = hook(
+        "claude-code", "SessionStart", payload("claude-code", "start", "s"), env, logseq_vault
+    )
+    codex = hook("codex", "SessionStart", payload("codex", "start", "s"), env, logseq_vault)
+    assert bad not in context_of("claude-code", claude.stdout)
+    assert bad in context_of("codex", codex.stdout)

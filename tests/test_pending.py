@@ -236,3 +236,10 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
     )
     assert [journal_bullets(m.text) for m in assistant_messages(gemini)] == [["g"]]
     assert assistant_messages(tmp_path / "missing.jsonl") == []
+
+
+def test_for_context_lists_one_agents_pending_bullets(logseq_vault: Path) -> None:
+    vault = open_vault(logseq_vault)
+    store = PendingStore.of(logseq_vault)
+    store.record(make(["mine [[Nowhere]]"], agent="claude") + make(["theirs"], agent="codex"))
+    assert [i.text for i in pending.for_context(vault, "claude")] == ["mine [[Nowhere]]"]

@@ -48,6 +48,7 @@ class HookCall:
     transcript: str | None  # the transcript file, when there is one
     whole_transcript: bool
     skip: str | None  # why to do nothing at all (a subagent, a Stop hook already running)
+    cwd: str | None = None  # the agent's working folder: where a project names its topics
 
 
 class Host(ABC):
@@ -83,6 +84,7 @@ class Host(ABC):
         message = payload.get(self.message_field) if spec.phase == "turn" else None
         transcript = payload.get("transcript_path")
         session = payload.get("session_id")
+        cwd = payload.get("cwd")
         return HookCall(
             event=event,
             phase=spec.phase,
@@ -91,6 +93,7 @@ class Host(ABC):
             transcript=transcript if isinstance(transcript, str) and transcript else None,
             whole_transcript=spec.whole_transcript,
             skip=self.skip(spec, payload),
+            cwd=cwd if isinstance(cwd, str) and cwd else None,
         )
 
     def skip(self, spec: EventSpec, payload: dict[str, Any]) -> str | None:

@@ -9,8 +9,8 @@ attribute (``os.open(...)``), before any of it is imported:
 * ``JA_TEST_FAULT=enospc:ROOT`` — writing the new version of a journal page under ROOT (its
   hidden temporary file) fails with ENOSPC half-way, as on a full disk;
 * ``JA_TEST_PROJECTION=TEXT`` — the session-start projection seam (`journal_agent.loop.projection`)
-  returns TEXT (``!raise`` makes it fail), so that the hooks' output shaping is tested against a
-  fixed string.
+  returns TEXT and the pending bullets it is given (``!raise`` makes it fail), so that the hooks'
+  output shaping is tested against a fixed string.
 
 Paths given relative to a folder descriptor (``dir_fd=``) are resolved by remembering the path of
 every folder the child opens.
@@ -112,12 +112,15 @@ def _install(mode: str, root: str) -> None:
 
 
 def _projection(text: str) -> None:
+    """The seam's contract, with a fixed projection: the text, then the pending bullets it is
+    given (as ``context`` lists them), each with its reason."""
     import journal_agent.loop as loop
+    from journal_agent.pending import render
 
-    def projection(vault: object, agent: str) -> str:
+    def projection(vault: object, agent: str, pending: object, project: object) -> str:
         if text == "!raise":
             raise RuntimeError("the projection failed")
-        return text
+        return "\n\n".join(p for p in (text, render(pending)) if p)  # type: ignore[arg-type]
 
     loop.projection = projection  # type: ignore[assignment]
 
