@@ -20,7 +20,8 @@ Layout, in ``<state>/pending/``: ``ID.json`` the bullet (created once, whole, ne
 ``ID.why`` why its last attempt failed (replaced on each failure), ``done/ID`` the tombstone.
 When the vault's state folder cannot be written (a read-only, unmounted or missing vault) the
 bullets go to an *outbox* outside the vault (`outbox`), named after the vault's path, and move
-into the vault at the first flush that can write there.
+into the vault at the first flush that can write there (bullets noted while no vault was
+configured at all move into the first vault that can take them).
 
 A bullet keeps the day it was noted: it goes to that day's journal page if the page exists. If it
 does not, the bullet goes to today's page instead, because today's is the one journal page
@@ -309,14 +310,16 @@ def record(
 
 
 def sweep(vault: Vault, store: PendingStore) -> int:
-    """Move the bullets waiting in the vault's outbox into the vault; return how many. A crash
-    half-way leaves a bullet in both places, under one id: recorded once."""
-    box = outbox(vault.root)
+    """Move the bullets waiting in the vault's outbox into the vault, and those noted while no
+    vault was configured at all (they have nowhere else to go: the first vault journal-agent can
+    write is the person's); return how many. A crash half-way leaves a bullet in both places,
+    under one id: recorded once."""
     moved = 0
-    for item in box.items():
-        store.record([item])
-        box.forget(item.id)
-        moved += 1
+    for box in (outbox(vault.root), outbox(None)):
+        for item in box.items():
+            store.record([item])
+            box.forget(item.id)
+            moved += 1
     return moved
 
 

@@ -148,11 +148,7 @@ def test_out_of_time_leaves_bullets_untried(logseq_vault: Path, store: PendingSt
     assert store.items()[0].reason is None
 
 
-def test_the_outbox_keeps_bullets_of_a_missing_vault(
-    logseq_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
-    monkeypatch.setenv("JOURNAL_AGENT_CONFIG", str(tmp_path / "none.toml"))
+def test_the_outbox_keeps_bullets_of_a_missing_vault(logseq_vault: Path, tmp_path: Path) -> None:
     away = logseq_vault.rename(tmp_path / "away")
     items = make(["While away: [[Grafana]]"], agent="claude", session="s1")
     [kept] = record(items, None, logseq_vault, "no such folder")
@@ -243,3 +239,11 @@ def test_for_context_lists_one_agents_pending_bullets(logseq_vault: Path) -> Non
     store = PendingStore.of(logseq_vault)
     store.record(make(["mine [[Nowhere]]"], agent="claude") + make(["theirs"], agent="codex"))
     assert [i.text for i in pending.for_context(vault, "claude")] == ["mine [[Nowhere]]"]
+
+
+def test_bullets_noted_without_any_vault_move_into_the_first_one(logseq_vault: Path) -> None:
+    items = make(["Before any vault: [[Grafana]]"], agent="claude", session="s1")
+    [kept] = record(items, None, None, "no vault given")
+    assert pending.outbox(None).items()[0].reason == "no vault given"
+    report = flush(open_vault(logseq_vault), until=soon())
+    assert [i.id for i in report.written] == [kept.id] and pending.outbox(None).items() == []
