@@ -430,9 +430,9 @@ def text_hook(result: dict[str, Any]) -> str:
 )
 def cmd_hook(args: argparse.Namespace) -> Any:
     """Run a host's hook on its JSON payload (stdin), or install the hooks (hook install HOST)."""
-    from . import api
-
     if args.host == "install":
+        from . import api
+
         return api.install_hooks(
             _host_arg(args.event, "install"),
             project=os.getcwd() if args.project else None,
@@ -440,10 +440,12 @@ def cmd_hook(args: argparse.Namespace) -> Any:
             print_only=args.print_only,
         )
     if args.host == "bundle":
+        from . import api
+
         if not args.out:
             raise BadArgument("hook bundle HOST needs --out DIR")
         return api.write_bundle(_host_arg(args.event, "bundle"), args.out)
-    from .loop import run_hook
+    from .loop import run_hook  # not the api: the hook path imports only what writing needs
 
     return run_hook(
         args.host,
