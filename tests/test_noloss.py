@@ -127,8 +127,16 @@ def test_session_end_hands_a_locked_page_to_a_detached_process(
         call = payload(HOST, "end", f"s{n}", transcript_path=str(transcript))
         with today_lock(logseq_vault):
             began = time.monotonic()
-            done = hook(HOST, "SessionEnd", call, env, logseq_vault)
-            assert done.returncode == 0 and time.monotonic() - began < 1.5
+            argv = [str(CLI), "hook", HOST, "SessionEnd", "--vault", str(logseq_vault)]
+            proc = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, start_new_session=True
+            )
+            out, _ = proc.communicate(json.dumps(call).encode(), timeout=30)
+            assert (proc.returncode, out) == (0, b"") and time.monotonic() - began < 2.5
+            try:  # the host ends the hook's process group: the detached writer is not in it
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             assert [count_on_page(logseq_vault, t) for t in texts] == [0] * len(texts)
             time.sleep(0.3)
         deadline = time.monotonic() + 20
