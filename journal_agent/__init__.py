@@ -16,10 +16,19 @@ __version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .api import (
+        BundleResult as BundleResult,
+    )
+    from .api import (
         LintResult as LintResult,
     )
     from .api import (
+        NoteResult as NoteResult,
+    )
+    from .api import (
         PagesResult as PagesResult,
+    )
+    from .api import (
+        PendingResult as PendingResult,
     )
     from .api import (
         RelatedResult as RelatedResult,
@@ -43,13 +52,31 @@ if TYPE_CHECKING:
         context as context,
     )
     from .api import (
+        drop_pending as drop_pending,
+    )
+    from .api import (
+        fix_pending as fix_pending,
+    )
+    from .api import (
+        flush_pending as flush_pending,
+    )
+    from .api import (
         info as info,
+    )
+    from .api import (
+        install_hooks as install_hooks,
     )
     from .api import (
         lint as lint,
     )
     from .api import (
+        note as note,
+    )
+    from .api import (
         pages as pages,
+    )
+    from .api import (
+        pending_bullets as pending_bullets,
     )
     from .api import (
         related as related,
@@ -68,6 +95,9 @@ if TYPE_CHECKING:
     )
     from .api import (
         why as why,
+    )
+    from .api import (
+        write_bundle as write_bundle,
     )
     from .backends import (  # noqa: F401
         Backend as Backend,
@@ -155,6 +185,8 @@ if TYPE_CHECKING:
     )
     from .errors import (
         VaultNotFound as VaultNotFound,
+    )
+    from .errors import (
         WatchRunning as WatchRunning,
     )
     from .errors import (
@@ -168,6 +200,27 @@ if TYPE_CHECKING:
     )
     from .guide import (  # noqa: F401
         instructions as instructions,
+    )
+    from .hosts import (  # noqa: F401
+        Host as Host,
+    )
+    from .hosts.install import (  # noqa: F401
+        InstallResult as InstallResult,
+    )
+    from .loop import (  # noqa: F401
+        HookResult as HookResult,
+    )
+    from .loop import (
+        run_hook as run_hook,
+    )
+    from .pending import (  # noqa: F401
+        FlushReport as FlushReport,
+    )
+    from .pending import (
+        Pending as Pending,
+    )
+    from .pending import (
+        PendingStore as PendingStore,
     )
     from .projection import (  # noqa: F401
         ContextResult as ContextResult,
@@ -217,12 +270,13 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "api": (
-        "append audit context info lint LintResult pages PagesResult related RelatedResult "
-        "stale status timeline TimelineResult topics TopicsResult VaultInfo why"
+        "append audit BundleResult context drop_pending fix_pending flush_pending info "
+        "install_hooks lint LintResult note NoteResult pages PagesResult pending_bullets "
+        "PendingResult related RelatedResult stale status timeline TimelineResult topics "
+        "TopicsResult VaultInfo why write_bundle"
     ),
-    "corrections": "AuditResult Finding",
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
-    "projection": "ContextResult PendingLike",
+    "corrections": "AuditResult Finding",
     "decisions": "Decision WhyResult",
     "errors": (
         "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
@@ -232,6 +286,11 @@ _HOMES = {
     ),
     "guard": "Problem",
     "guide": "instructions",
+    "hosts": "Host",
+    "hosts.install": "InstallResult",
+    "loop": "HookResult run_hook",
+    "pending": "FlushReport Pending PendingStore",
+    "projection": "ContextResult PendingLike",
     "queries": "Backlink Topic",
     "registry": "load_registry Page PageRegistry",
     "scanner": "Block Outline Ref scan",

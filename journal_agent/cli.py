@@ -14,6 +14,7 @@ import gc
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -22,6 +23,7 @@ from . import __version__
 from .errors import BadArgument, JournalAgentError
 
 PROG = "journal-agent"
+STARTED = time.monotonic()  # a hook's budget counts from here, not from its first line of work
 
 Text = Callable[[dict[str, Any]], str]
 
@@ -394,6 +396,180 @@ def cmd_info(args: argparse.Namespace) -> Any:
     return info(vault=args.vault, date=args.date)
 
 
+def text_note(result: dict[str, Any]) -> str:
+    lines = []
+    for b in result["bullets"]:
+        state = b["state"]
+        if state == "written" and b["written_on"] != b["day"]:
+            state = f"written on {b['written_on']} (its day's page does not exist)"
+        why = f": {b['reason']}" if state == "pending" and b["reason"] else ""
+        lines.append(f"{b['id'][:8]}  {state}{why}  {b['text']}")
+    return "\n".join(lines) or "nothing to note (every bullet was blank)"
+
+
+@command(
+    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    arg("--agent", default="agent", help="the agent's name (header: NAME log)"),
+    arg("--session", metavar="ID", help="the session id: the same bullet twice is noted once"),
+    arg("--date", metavar="YYYY-MM-DD", help="the day the bullets belong to (default: today)"),
+    arg(
+        "--kind",
+        choices=("note", "decision", "resolution"),
+        default="note",
+        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
+    ),
+    arg(
+        "--budget",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long to try writing now (0: only record; default 1)",
+    ),
+    text=text_note,
+    example='journal-agent note --agent claude --session "$ID" "Moved [[Atlas Migration]]"',
+)
+def cmd_note(args: argparse.Namespace) -> Any:
+    """Record bullets durably as pending, then write what can be written (the rest waits)."""
+    from .api import note
+
+    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
+    return note(
+        bullets,
+        vault=args.vault,
+        agent=args.agent,
+        session=args.session,
+        date=args.date,
+        kind=args.kind,
+        budget=args.budget,
+    )
+
+
+def text_pending(result: dict[str, Any]) -> str:
+    lines = [f"written  {b['id'][:8]}  {b['text']}" for b in result["written"]]
+    lines += [f"dropped  {b['id'][:8]}  {b['text']}" for b in result["dropped"]]
+    for b in result["pending"]:
+        where = " (outside the vault)" if b["where"] == "outbox" else ""
+        lines.append(f"pending  {b['id'][:8]}  {b['day']}  {b['agent']}{where}  {b['text']}")
+        if b["reason"]:
+            lines.append(f"         why: {b['reason']}")
+    return "\n".join(lines) or "nothing pending"
+
+
+@command(
+    arg(
+        "action",
+        nargs="?",
+        choices=("list", "flush", "drop", "fix"),
+        default="list",
+        help="list (default), flush: write what can be written, drop ID, fix ID TEXT",
+    ),
+    arg("id", nargs="?", metavar="ID", help="a pending bullet's id (its first 8 characters do)"),
+    arg("text", nargs="?", metavar="TEXT", help="the corrected bullet (fix)"),
+    arg("--budget", type=float, metavar="SECONDS", help="how long flush or fix may try (10 / 1)"),
+    text=text_pending,
+    example="journal-agent pending --vault ~/notes",
+)
+def cmd_pending(args: argparse.Namespace) -> Any:
+    """List the bullets not written yet and why; flush, drop or fix them."""
+    from . import api
+
+    if args.action in ("drop", "fix") and not args.id:
+        raise BadArgument(f"pending {args.action} needs the bullet's ID")
+    if args.action == "fix" and not args.text:
+        raise BadArgument("pending fix needs the corrected TEXT")
+    if args.action == "drop":
+        return api.drop_pending(args.id, vault=args.vault)
+    if args.action == "fix":
+        budget = 1.0 if args.budget is None else args.budget
+        return _as_pending(api.fix_pending(args.id, args.text, vault=args.vault, budget=budget))
+    if args.action == "flush":
+        return api.flush_pending(
+            vault=args.vault, budget=10.0 if args.budget is None else args.budget
+        )
+    return api.pending_bullets(vault=args.vault)
+
+
+def _as_pending(result: Any) -> Any:
+    """A fix answers like a flush: what was written, what is still pending."""
+    from .api import PendingResult
+
+    report = result.report
+    left = report.left if report is not None else result.items
+    return PendingResult(left, report)
+
+
+def text_hook(result: dict[str, Any]) -> str:
+    if "stdout" in result:
+        return str(result["stdout"])
+    if "files" in result:
+        return "\n".join([f"wrote {result['folder']}:"] + [f"  {f}" for f in result["files"]])
+    settings = json.dumps(result["settings"], indent=2, ensure_ascii=False)
+    if not result["written"]:
+        head = "already installed" if not result["changed"] else "would write"
+        return f"{result['path']}: {head}\n{settings}" if result["changed"] else head
+    backup = f" (backup: {result['backup']})" if result["backup"] else ""
+    return f"{result['path']}: hooks installed{backup}"
+
+
+@command(
+    arg("host", metavar="HOST", help="claude-code, codex or gemini; or install / bundle"),
+    arg("event", nargs="?", metavar="EVENT", help="the host's event (default: the payload's)"),
+    arg("--agent", help="the agent's name (default: claude, codex or gemini)"),
+    arg("--budget", type=float, metavar="SECONDS", help="how long this hook may spend writing"),
+    arg("--print", dest="print_only", action="store_true", help="install: show, write nothing"),
+    arg("--project", action="store_true", help="install: the current project's settings file"),
+    arg("--settings", metavar="FILE", help="install: this settings file"),
+    arg("--out", metavar="DIR", help="bundle: the folder to write the bundle into"),
+    text=text_hook,
+    example="journal-agent hook claude-code SessionStart < payload.json",
+)
+def cmd_hook(args: argparse.Namespace) -> Any:
+    """Run a host's hook on its JSON payload (stdin), or install the hooks (hook install HOST)."""
+    if args.host == "install":
+        from . import api
+
+        return api.install_hooks(
+            _host_arg(args.event, "install"),
+            project=os.getcwd() if args.project else None,
+            settings=args.settings,
+            print_only=args.print_only,
+        )
+    if args.host == "bundle":
+        from . import api
+
+        if not args.out:
+            raise BadArgument("hook bundle HOST needs --out DIR")
+        return api.write_bundle(_host_arg(args.event, "bundle"), args.out)
+    from .loop import run_hook  # not the api: the hook path imports only what writing needs
+
+    return run_hook(
+        args.host,
+        args.event,
+        _stdin_bytes(),
+        vault=args.vault,
+        agent=args.agent,
+        budget=args.budget,
+        started=STARTED,
+    )
+
+
+def _host_arg(value: str | None, action: str) -> str:
+    if not value:
+        raise BadArgument(f"hook {action} needs the HOST (claude-code, codex or gemini)")
+    return value
+
+
+def _stdin_bytes(limit: int = 64 * 1024 * 1024) -> bytes:
+    """The host's payload: stdin, unless it is a terminal (someone trying the hook by hand)."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return b""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return sys.stdin.read(limit).encode("utf-8")
+    data: bytes = stream.read(limit)
+    return data
+
+
 @command(
     arg("--agent", default="agent", help="the agent's name (its owned block: NAME log)"),
     text=lambda result: "",
@@ -486,7 +662,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JournalAgentError as exc:
         if json_out and hasattr(exc, "to_json"):
             _emit(json.dumps(exc.to_json(), ensure_ascii=False, indent=2))
-        return _fail(str(exc), exc.exit_code)
+        return _fail(str(exc), _never_blocking(argv, exc.exit_code))
     except RecursionError:
         return _fail("a settings or page file is nested too deeply to read", 2)
     except MemoryError:
@@ -495,6 +671,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("JOURNAL_AGENT_DEBUG"):
             raise
         return _fail(f"internal error (a bug, please report it): {type(exc).__name__}: {exc}", 1)
+
+
+def _never_blocking(argv: Sequence[str] | None, code: int) -> int:
+    """A hook run never exits 2: hosts read 2 as "block" (Claude Code would keep a session
+    going that should stop). A misconfigured hook is an error to show, exit 1."""
+    words = list(argv if argv is not None else sys.argv[1:])
+    running_hook = (
+        bool(words) and words[0] == "hook" and words[1:2] not in (["install"], ["bundle"])
+    )
+    return 1 if running_hook and code == 2 else code
 
 
 def _check_arguments(argv: Sequence[str]) -> None:
@@ -514,13 +700,14 @@ def _print(result: Any, text: Text, json_out: bool) -> int:
     out = json.dumps(data, ensure_ascii=False, indent=2) if json_out else text(data)
     for warning in getattr(result, "warnings", []):
         _fail(f"warning: {warning}", 0)
-    return _emit(out)
+    return _emit(out) or int(getattr(result, "exit_code", 0))
 
 
 def _emit(out: str) -> int:
     """Print the answer; a reader that left (`| head`) is not an error, a full disk is."""
     try:
-        print(out)
+        if out:  # nothing at all, not an empty line: a hook's silence must stay silent
+            print(out)
         sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

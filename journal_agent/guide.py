@@ -23,44 +23,53 @@ HOW_TO: tuple[str, ...] = (
     "`pages --search WORD` (what may be linked).",
 )
 
-#: The longer text for skills and AGENTS.md sections; `{agent}` is the agent's name.
+#: The longer text for skills, AGENTS.md sections and GEMINI.md; `{agent}` is the agent's name.
 _INSTRUCTIONS = """\
-## Journal memory (journal-agent)
+# Keeping the person's journal
 
-This project keeps its memory in the person's own outliner: dated, single-line bullets on
-today's journal page, under one block the agent owns (`{agent} log`). The person reads them
-where they already work, and their backlinks turn them into a timeline on every topic page.
-Whether a topic is active, resolved or stale comes from how recently it was mentioned.
+journal-agent keeps your memory where the person already reads: dated, single-line bullets on
+today's journal page of their Logseq, Obsidian or Markdown vault, under one block you own
+(`{agent} log`). The person's backlinks turn them into a timeline on every topic page; whether a
+topic is active, resolved or stale comes from how recently it was mentioned. What the person
+edits or deletes there wins: a bullet they removed is never written again.
 
-What to write, at the end of a piece of work (not a report):
+## Handing bullets over
+
+When a turn did or decided something worth remembering, end your reply with a fenced block
+tagged `journal`, one bullet a line:
+
+```journal
+- Moved the [[Atlas Migration]] cut-over to Friday: the vendor needs two more days
+- Resolved: [[Flaky CI]] — the upload test raced the retry helper; fixed with a lock
+```
+
+The hook records the block when the turn ends (durably: it is not lost if the session ends right
+after) and writes it to the journal. A bullet it cannot write stays pending and is shown, with the
+reason, at the start of the next session. Without hooks, `journal-agent note --agent {agent}
+"BULLET" ...` does the same (and an MCP client has the `note` tool).
+
+## Writing as the person would
 
 - {write}
 - {link}
-- A status change is a bullet too: `Resolved: …` closes a thread; mentioning a topic again
-  keeps it active.
-- Example: `Decision: rollback is a DNS flip, not a data restore, because a restore takes 4 h
-  [[Atlas Migration]]`
+- A status change is a bullet too: `Resolved: …` closes a thread; mentioning a topic again keeps
+  it active. No headings, properties or nested lists; no date (the page dates it).
+- Do not repeat what the journal already says, and do not summarize the session.
 
-How to write them: `journal-agent append --agent {agent} "BULLET" ...` (one bullet an
-argument; a bullet naming a page that does not exist is refused with the closest names). The
-person's edits win: a bullet they deleted or changed is never written again.
+## Looking things up
 
-How to look things up: {lookup}
-
-At session start journal-agent shows what is live in the vault (active threads with their
-newest bullets, recently resolved ones, stale ones, corrections the person made to earlier
-bullets). That projection is read from the vault, never from the agent's own old notes.
+{lookup} At session start journal-agent shows what is live in the vault: active threads with
+their newest bullets, recently resolved ones, stale ones, and corrections the person made to
+earlier bullets. That projection is read from the vault, never from your own old notes: what the
+vault says is the truth; your old bullets are history.
 """
 
 
 def instructions(agent: str = "agent") -> str:
-    """The instruction text for an agent named ``agent`` (Markdown, one section): what to write
-    to the journal and how, and how to look things up. Adapters ship it as a skill or an
-    AGENTS.md section; its first lines are the projection's own (`HOW_TO`)."""
+    """The instruction text for an agent named ``agent`` (Markdown): how to hand bullets over,
+    what to write and how to look things up. Adapters ship it as a skill, an AGENTS.md section
+    or GEMINI.md; its writing and look-up lines are the projection's own (`HOW_TO`)."""
     write, link, lookup = HOW_TO
     return _INSTRUCTIONS.format(
-        agent=agent.strip() or "agent",
-        write=write,
-        link=link,
-        lookup=lookup.removeprefix("Look up: "),
+        agent=agent.strip() or "agent", write=write, link=link, lookup=lookup
     )

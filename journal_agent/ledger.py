@@ -68,20 +68,20 @@ class Ledger:
         for line in self.state.read(LEDGER).splitlines():
             if needle not in line:
                 continue  # most lines are of other pages: skip them before parsing
-            try:
-                raw = json.loads(line)
-                entry = Entry(
-                    raw["page"],
-                    raw["agent"],
-                    raw["hash"],
-                    raw["text"],
-                    raw["time"],
-                    raw.get("session"),
-                )
-            except (ValueError, KeyError, TypeError, RecursionError):
+            entry = _entry(line)
+            if entry is None:
                 continue
             if page is None or entry.page == page:
                 yield entry
+
+    def of_bullet(self, hash_: str) -> Iterator[Entry]:
+        """Every entry of the bullet with this hash, on any page, oldest first."""
+        needle = hash_.encode()
+        for line in self.state.read(LEDGER).splitlines():
+            if needle in line:
+                entry = _entry(line)
+                if entry is not None and entry.hash == hash_:
+                    yield entry
 
     def written(self, page: str, agent: str) -> set[str]:
         """Hashes of the bullets ``agent`` ever wrote on ``page``."""
@@ -126,6 +126,17 @@ class LedgerWriter:
             os.fsync(self.fd)
         except OSError as exc:
             raise os_error(exc, self.ledger.path, "append to the ledger") from exc
+
+
+def _entry(line: bytes) -> Entry | None:
+    """One ledger line as an entry; None for a torn or foreign line."""
+    try:
+        raw = json.loads(line)
+        return Entry(
+            raw["page"], raw["agent"], raw["hash"], raw["text"], raw["time"], raw.get("session")
+        )
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None
 
 
 def now_utc() -> str:

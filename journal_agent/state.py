@@ -53,9 +53,7 @@ class StateDir:
                 f"the state folder {base} is inside the vault {root}; journal-agent keeps its "
                 "own files in the vault's .journal-agent/ or outside the vault"
             )
-        real = os.path.realpath(root)
-        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(real)).strip("-.") or "vault"
-        return cls(base, f"{slug}-{hashlib.sha256(real.encode()).hexdigest()[:12]}")
+        return cls(base, vault_slug(root))
 
     @property
     def path(self) -> Path:
@@ -128,6 +126,87 @@ class StateDir:
             raise os_error(exc, where, "write") from exc
         finally:
             os.close(fd_dir)
+
+    def names(self, sub: str = "") -> list[str]:
+        """The names in our folder ``sub``, sorted; empty if it does not exist yet."""
+        try:
+            fd_dir = self.folder(sub, create=False)
+        except Exception as exc:
+            if _missing(exc):
+                return []
+            raise
+        try:
+            return sorted(os.listdir(fd_dir))
+        except OSError as exc:
+            raise os_error(exc, self.path / sub, "list") from exc
+        finally:
+            os.close(fd_dir)
+
+    def create(self, name: str, data: bytes, *, sub: str = "") -> bool:
+        """Create our file ``name`` holding ``data`` only if it does not exist yet, durably: the
+        bytes go to a temporary file that is fsynced and then hard-linked into place, so the
+        file appears whole or not at all, and of two processes creating it one wins. False if it
+        existed already."""
+        fd_dir = self.folder(sub, create=True)
+        tmp = f".{name}.{os.getpid()}.tmp"
+        where = self.path / sub / name
+        try:
+            fd = os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644, dir_fd=fd_dir
+            )
+            try:
+                os.write(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, name, src_dir_fd=fd_dir, dst_dir_fd=fd_dir, follow_symlinks=False)
+            except FileExistsError:
+                return False
+            fsync_dir(fd_dir)
+            return True
+        except OSError as exc:
+            raise os_error(exc, where, "write") from exc
+        finally:
+            try:
+                os.unlink(tmp, dir_fd=fd_dir)
+            except OSError:
+                pass
+            os.close(fd_dir)
+
+    def remove(self, name: str, *, sub: str = "") -> bool:
+        """Remove our file ``name``; False if it was not there."""
+        try:
+            fd_dir = self.folder(sub, create=False)
+        except Exception as exc:
+            if _missing(exc):
+                return False
+            raise
+        try:
+            os.unlink(name, dir_fd=fd_dir)
+            return True
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise os_error(exc, self.path / sub / name, "remove") from exc
+        finally:
+            os.close(fd_dir)
+
+    def exists(self, name: str, *, sub: str = "") -> bool:
+        """Whether our file ``name`` exists (a link or anything else in its place counts)."""
+        try:
+            os.lstat(self.path / sub / name)
+        except OSError:
+            return False
+        return True
+
+
+def vault_slug(root: Path) -> str:
+    """A folder name for the vault at ``root`` outside it: its name and a hash of its real path
+    (``notes-3f2a…``), the same whether or not the vault exists right now."""
+    real = os.path.realpath(root)
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(real)).strip("-.") or "vault"
+    return f"{slug}-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
 
 
 def _missing(exc: BaseException) -> bool:

@@ -307,18 +307,27 @@ def open_vault(
     return Vault(root, found, found.read_settings(root, own, use_cache), own)
 
 
-def _find_root(path: str | os.PathLike[str] | None) -> Path:
+def configured_root(path: str | os.PathLike[str] | None = None) -> Path | None:
+    """The vault path as the person named it (``path``, else ``$JOURNAL_AGENT_VAULT``, else their
+    config file), neither resolved nor checked; None if they named none. Bullets for a vault that
+    cannot be opened (unmounted, read-only) are kept under this name until it can."""
     raw = path if path is not None else os.environ.get(ENV_VAR)
     if raw is None or str(raw) == "":
-        from .userconfig import config_path, user_setting
+        from .userconfig import user_setting
 
         raw = user_setting("vault")
-        if raw is None:
-            raise VaultNotFound(
-                f'no vault given: pass --vault PATH, set {ENV_VAR}, or set vault = "PATH" in '
-                f"{config_path()}"
-            )
-    root = Path(raw).expanduser()
+    return Path(raw).expanduser() if raw else None
+
+
+def _find_root(path: str | os.PathLike[str] | None) -> Path:
+    root = configured_root(path)
+    if root is None:
+        from .userconfig import config_path
+
+        raise VaultNotFound(
+            f'no vault given: pass --vault PATH, set {ENV_VAR}, or set vault = "PATH" in '
+            f"{config_path()}"
+        )
     try:
         st = os.stat(root)
     except FileNotFoundError as exc:

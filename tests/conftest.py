@@ -27,13 +27,17 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test, and the index
-    cache lives in the test's own folder (tests write only under tmp_path)."""
+    cache, the user config file and the user state folder are the test's own (tests write only
+    under tmp_path)."""
     import os
 
     for key in list(os.environ):
         if key.startswith("JOURNAL_AGENT_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("JOURNAL_AGENT_CACHE", str(tmp_path / "cache"))
+    # nor the person's own config file or state folder (the outbox of pending bullets lives there)
+    monkeypatch.setenv("JOURNAL_AGENT_CONFIG", str(tmp_path / "no-user-config.toml"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
 
 
 def copy_vault(src: Path, tmp_path: Path) -> Path:

@@ -400,7 +400,7 @@ def test_pending_bullets_with_their_reasons_and_nothing_when_none(rich: Path) ->
 
 def test_how_to_write_lines_and_the_instruction_text_agree() -> None:
     text = instructions("claude")
-    assert "`claude log`" in text and "journal-agent append --agent claude" in text
+    assert "`claude log`" in text and "journal-agent note --agent claude" in text
     for line in HOW_TO[:2]:
         assert line in text
     # the seed convention: a handful of dated single-line bullets at human size, decisions with

@@ -1,0 +1,153 @@
+"""Installing journal-agent's hooks into a host's settings file, and writing a host's bundle.
+
+The settings file belongs to the person and to every other tool they use, so the merge is
+careful: a file that is not a JSON object is refused and left alone; every handler journal-agent
+installed before (its command runs ``journal-agent hook HOST``) is taken out and the current ones
+appended, so running it twice changes nothing; everything else — other events, other tools'
+handlers, other settings, key order — stays as it was. A changed file is first copied to a
+timestamped backup beside it, then replaced atomically (through a symbolic link, to the file it
+points at: dotfiles managed by links stay links).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, os_error
+from ..files import MAX_SETTINGS_BYTES, read_file
+from .base import Host, to_json
+
+
+@dataclass
+class InstallResult:
+    """What ``hook install`` did (or, with ``print_only``, would do) to a settings file."""
+
+    host: str
+    path: str
+    settings: dict[str, Any]  # the file's content after the merge
+    changed: bool
+    written: bool
+    backup: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "path": self.path,
+            "changed": self.changed,
+            "written": self.written,
+            "backup": self.backup,
+            "settings": self.settings,
+        }
+
+
+def install(
+    host: Host, path: Path, *, print_only: bool = False, now: dt.datetime | None = None
+) -> InstallResult:
+    """Merge ``host``'s hooks into the settings file at ``path`` (created if missing)."""
+    target = path.expanduser().resolve()  # write through a link to its file
+    before = _read(target)
+    try:
+        after = merge(before if before is not None else {}, host)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}; it was left as it is") from exc
+    changed = after != before
+    result = InstallResult(host.name, str(path), after, changed, written=False)
+    if print_only or not changed:
+        return result
+    if before is not None:
+        stamp = (now or dt.datetime.now()).strftime("%Y%m%dT%H%M%S")
+        backup = target.with_name(f"{target.name}.bak-{stamp}")
+        _write(backup, target.read_bytes())
+        result.backup = str(backup)
+    _write(target, to_json(after).encode("utf-8"))
+    result.written = True
+    return result
+
+
+def merge(settings: dict[str, Any], host: Host) -> dict[str, Any]:
+    """``settings`` with every hook handler of ``host`` journal-agent installed before removed
+    and the current ones appended, one group per event; nothing else changes."""
+    out = copy.deepcopy(settings)
+    hooks = out.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise ConfigError(f'its "hooks" is not an object but {type(hooks).__name__}')
+    for event in list(hooks):
+        groups = hooks[event]
+        if isinstance(groups, list):
+            kept = [g for g in (_without_ours(g, host) for g in groups) if g is not None]
+            if kept or not groups:
+                hooks[event] = kept
+            else:
+                del hooks[event]
+    for event, groups in host.hooks_config()["hooks"].items():
+        current = hooks.get(event, [])
+        if not isinstance(current, list):
+            raise ConfigError(f"its hooks for {event} are not a list")
+        hooks[event] = current + groups
+    return out
+
+
+def _without_ours(group: Any, host: Host) -> Any:
+    """A settings group without journal-agent's handlers; None if it held only those."""
+    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+        return group
+    handlers = [h for h in group["hooks"] if not host.is_ours(h)]
+    if len(handlers) == len(group["hooks"]):
+        return group
+    return {**group, "hooks": handlers} if handlers else None
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    """The settings file as an object; None if it does not exist."""
+    data = read_file(path, "settings file", limit=MAX_SETTINGS_BYTES, error=ConfigError)
+    if data is None:
+        return None
+    if not data.strip():
+        return {}
+    try:
+        parsed = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, RecursionError) as exc:
+        raise ConfigError(
+            f"{path}: not valid JSON ({exc}); journal-agent does not rewrite a file it cannot "
+            "read: add the hooks by hand (see --print)"
+        ) from exc
+    if not isinstance(parsed, dict):
+        raise ConfigError(f"{path}: holds a JSON {type(parsed).__name__}, not an object")
+    return parsed
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write ``path`` atomically, keeping the mode of the file it replaces."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise os_error(exc, path, "write") from exc
+
+
+def write_bundle(host: Host, folder: Path) -> list[str]:
+    """Write ``host``'s bundle into ``folder``; return the files written, relative to it."""
+    written = []
+    for rel, text in host.bundle().items():
+        target = folder / rel
+        _write(target, text.encode("utf-8"))
+        written.append(rel)
+    return written

@@ -1,0 +1,249 @@
+"""Pending bullets in-process: recorded once, flushed within a budget, split on refusal, kept with
+their reason, resolved for good; late bullets go to their own day's page when it exists; the
+outbox when the vault cannot take them; the fenced ``journal`` block and the transcript shapes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import journal_agent
+from journal_agent import pending
+from journal_agent.errors import BadArgument
+from journal_agent.pending import PendingStore, flush, make, record
+from journal_agent.transcript import assistant_messages, journal_bullets
+from journal_agent.vault import open_vault
+
+from .conftest import journal
+
+MON, TUE, WED = dt.date(2026, 11, 24), dt.date(2026, 11, 25), dt.date(2026, 11, 26)  # 26: no page
+
+
+def lines(vault: Path, day: dt.date, text: str) -> int:
+    path = journal(vault, day.isoformat())
+    if not path.exists():
+        return 0
+    return sum(1 for line in path.read_text().splitlines() if line.strip() == f"- {text}")
+
+
+def soon() -> float:
+    return time.monotonic() + 10
+
+
+@pytest.fixture
+def store(logseq_vault: Path) -> PendingStore:
+    return PendingStore.of(logseq_vault)
+
+
+def test_a_bullet_is_recorded_once_per_agent_session_and_text(store: PendingStore) -> None:
+    items = make(
+        ["Checked [[Grafana]]", "  ", "Checked [[Grafana]] "], agent="claude", session="s1"
+    )
+    assert len(items) == 2 and items[0].id == items[1].id  # blank skipped, white space ignored
+    assert [i.id for i in store.record(items)] == [items[0].id]
+    assert store.record(make(["Checked [[Grafana]]"], agent="claude", session="s1")) == []
+    other = make(["Checked [[Grafana]]"], agent="claude", session="s2")
+    assert len(store.record(other)) == 1 and len(store.items()) == 2
+    stored = json.loads((store.path / f"{items[0].id}.json").read_text())
+    assert stored == {
+        "text": "Checked [[Grafana]]",
+        "agent": "claude",
+        "day": dt.date.today().isoformat(),
+        "session": "s1",
+        "noted": items[0].noted,
+        "source": None,
+    }
+
+
+def test_without_a_session_the_day_is_the_key(store: PendingStore) -> None:
+    mon = make(["Standup"], agent="a", day=MON)
+    tue = make(["Standup"], agent="a", day=TUE)
+    assert mon[0].id != tue[0].id
+    assert make(["Standup"], agent="a", session="x", day=MON)[0].id == (
+        make(["Standup"], agent="a", session="x", day=TUE)[0].id
+    )
+
+
+def test_a_resolved_bullet_never_comes_back(store: PendingStore) -> None:
+    [item] = make(["Dropped [[Nowhere]]"], agent="claude", session="s1")
+    store.record([item])
+    store.resolve(item, "dropped")
+    assert store.items() == [] and store.record([item]) == []
+    # a flush killed between the tombstone and the cleanup: resolved, and cleaned up on listing
+    (store.path / f"{item.id}.json").write_text(json.dumps({"text": item.text}))
+    assert store.items() == [] and not (store.path / f"{item.id}.json").exists()
+
+
+def test_flush_writes_once_and_splits_a_refusal(logseq_vault: Path, store: PendingStore) -> None:
+    vault = open_vault(logseq_vault)
+    texts = ["Good one on [[Grafana]]", "Bad one on [[No Such Page]]", "Another on [[Flaky CI]]"]
+    store.record(make(texts, agent="claude", session="s1", day=TUE))
+    report = flush(vault, until=soon(), today=TUE)
+    assert sorted(i.text for i in report.written) == sorted([texts[0], texts[2]])
+    [bad] = report.failed
+    assert (
+        bad.text == texts[1]
+        and bad.reason == "no page named 'No Such Page'; writing it would create one"
+    )
+    [left] = store.items()
+    assert (left.text, left.reason) == (texts[1], bad.reason)
+    again = flush(vault, until=soon(), today=TUE)  # retried, still refused, nothing twice
+    assert again.written == [] and len(again.failed) == 1
+    assert [lines(logseq_vault, TUE, t) for t in texts] == [1, 0, 1]
+    (logseq_vault / "pages" / "No Such Page.md").write_text("- a page now\n")
+    assert [i.text for i in flush(vault, until=soon(), today=TUE).written] == [texts[1]]
+    assert store.items() == [] and lines(logseq_vault, TUE, texts[1]) == 1
+
+
+def test_a_flush_killed_after_writing_reflushes_safely(
+    logseq_vault: Path, store: PendingStore
+) -> None:
+    vault = open_vault(logseq_vault)
+    [item] = make(["Once on [[Grafana]]"], agent="claude", session="s1", day=TUE)
+    store.record([item])
+    journal_agent.append([item.text], vault=vault, agent="claude", date=TUE, session="s1")
+    report = flush(vault, until=soon(), today=TUE)  # the tombstone never landed: found written
+    assert [i.id for i in report.duplicates] == [item.id] and store.items() == []
+    assert lines(logseq_vault, TUE, item.text) == 1
+
+
+def test_a_late_bullet_goes_to_its_own_days_page(logseq_vault: Path, store: PendingStore) -> None:
+    vault = open_vault(logseq_vault)
+    store.record(make(["Monday's note on [[Grafana]]"], agent="claude", session="s1", day=MON))
+    report = flush(vault, until=soon(), today=WED)
+    assert [i.day for i in report.written] == [MON] and report.moved == {}
+    assert lines(logseq_vault, MON, "Monday's note on [[Grafana]]") == 1
+
+
+def test_a_late_bullet_whose_page_is_missing_goes_to_today(
+    logseq_vault: Path, store: PendingStore
+) -> None:
+    """Only today's journal page may be created: a day without a page gets none afterwards."""
+    vault = open_vault(logseq_vault)
+    [item] = make(["Wednesday's note on [[Grafana]]"], agent="claude", session="s1", day=WED)
+    store.record([item])
+    thu = WED + dt.timedelta(days=1)
+    report = flush(vault, until=soon(), today=thu)
+    assert report.moved == {item.id: thu} and not journal(logseq_vault, WED.isoformat()).exists()
+    assert report.to_json()["written"][0]["written_on"] == thu.isoformat()
+    assert lines(logseq_vault, thu, item.text) == 1
+    # killed before its tombstone; meanwhile the person wrote Wednesday's page: still once
+    (store.path / "done" / item.id).unlink()
+    assert store.record([item])
+    journal(logseq_vault, WED.isoformat()).write_text("- a late human note\n")
+    again = flush(vault, until=soon(), today=thu + dt.timedelta(days=1))
+    assert [i.id for i in again.duplicates] == [item.id]
+    assert lines(logseq_vault, WED, item.text) == 0 and lines(logseq_vault, thu, item.text) == 1
+
+
+def test_out_of_time_leaves_bullets_untried(logseq_vault: Path, store: PendingStore) -> None:
+    vault = open_vault(logseq_vault)
+    store.record(make(["Later on [[Grafana]]"], agent="claude", session="s1"))
+    report = flush(vault, until=time.monotonic() - 1)
+    assert len(report.untried) == 1 and report.left == report.untried
+    assert store.items()[0].reason is None
+
+
+def test_the_outbox_keeps_bullets_of_a_missing_vault(logseq_vault: Path, tmp_path: Path) -> None:
+    away = logseq_vault.rename(tmp_path / "away")
+    items = make(["While away: [[Grafana]]"], agent="claude", session="s1")
+    [kept] = record(items, None, logseq_vault, "no such folder")
+    assert (kept.where, kept.reason) == ("outbox", "no such folder")
+    assert record(items, None, logseq_vault, "no such folder") == []  # once
+    assert [i.text for i in pending.outbox(logseq_vault).items()] == [items[0].text]
+    away.rename(logseq_vault)
+    report = flush(open_vault(logseq_vault), until=soon())
+    assert [i.text for i in report.written] == [items[0].text]
+    assert pending.outbox(logseq_vault).items() == []
+
+
+def test_note_api(logseq_vault: Path) -> None:
+    result = journal_agent.note(
+        ["Noted [[Grafana]]", "Noted [[Nowhere]]"],
+        vault=logseq_vault,
+        agent="claude",
+        kind="decision",
+    )
+    states = [(b["state"], b["text"]) for b in result.to_json()["bullets"]]
+    assert states == [
+        ("written", "Decision: Noted [[Grafana]]"),
+        ("pending", "Decision: Noted [[Nowhere]]"),
+    ]
+    only = journal_agent.note(["Later [[Grafana]]"], vault=logseq_vault, agent="claude", budget=0)
+    assert only.to_json()["bullets"][0]["state"] == "pending"
+    assert sorted(i.text for i in journal_agent.pending_bullets(vault=logseq_vault).pending) == [
+        "Decision: Noted [[Nowhere]]",
+        "Later [[Grafana]]",
+    ]
+    with pytest.raises(BadArgument):
+        journal_agent.note(["x" * 20000], vault=logseq_vault)
+
+
+def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
+    assert pending.render([]) == ""
+    [item] = make(["Links [[Nowhere]]"], agent="claude", session="s1", day=MON)
+    text = pending.render([store.failed(item, "no page named 'Nowhere'")])
+    assert f"- `{item.id[:8]}` 2026-11-24: Links [[Nowhere]] — no page named 'Nowhere'" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "bullets"),
+    [
+        ("```journal\n- one\n* two\n\n+ three\nfour\n```", ["one", "two", "three", "four"]),
+        ("prose\n~~~ Journal\n- a\n~~~\nmore\n```journal\n- b", ["a", "b"]),  # open at the end
+        ("```python\n- not this\n```\n````journal\n- x ```\n````", ["x ```"]),
+        ("no block here\n- not a bullet", []),
+        ("```journals\n- no\n```", []),
+    ],
+)
+def test_journal_blocks(text: str, bullets: list[str]) -> None:
+    assert journal_bullets(text) == bullets
+
+
+def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
+    block = "```journal\\n- {}\\n```"
+    claude = tmp_path / "c.jsonl"
+    claude.write_text(
+        "\n".join(
+            [
+                '{"type":"assistant","isSidechain":true,"message":{"role":"assistant","content":"'
+                + block.format("subagent")
+                + '"}}',
+                '{"type":"user","message":{"role":"user","content":"'
+                + block.format("user")
+                + '"}}',
+                "not json " + block.format("torn"),
+                '{"type":"assistant","timestamp":"2026-11-24T12:00:00Z","message":{"role":"assistant",'
+                '"content":[{"type":"text","text":"' + block.format("kept") + '"}]}}',
+            ]
+        )
+    )
+    [message] = assistant_messages(claude)
+    assert journal_bullets(message.text) == ["kept"] and message.day == dt.date(2026, 11, 24)
+    gemini = tmp_path / "g.json"
+    gemini.write_text(
+        json.dumps(
+            {"messages": [{"type": "gemini", "content": [{"text": "```journal\n- g\n```"}]}]}
+        )
+    )
+    assert [journal_bullets(m.text) for m in assistant_messages(gemini)] == [["g"]]
+    assert assistant_messages(tmp_path / "missing.jsonl") == []
+
+
+def test_for_context_lists_one_agents_pending_bullets(logseq_vault: Path) -> None:
+    vault = open_vault(logseq_vault)
+    store = PendingStore.of(logseq_vault)
+    store.record(make(["mine [[Nowhere]]"], agent="claude") + make(["theirs"], agent="codex"))
+    assert [i.text for i in pending.for_context(vault, "claude")] == ["mine [[Nowhere]]"]
+
+
+def test_bullets_noted_without_any_vault_move_into_the_first_one(logseq_vault: Path) -> None:
+    items = make(["Before any vault: [[Grafana]]"], agent="claude", session="s1")
+    [kept] = record(items, None, None, "no vault given")
+    assert pending.outbox(None).items()[0].reason == "no vault given"
+    report = flush(open_vault(logseq_vault), until=soon())
+    assert [i.id for i in report.written] == [kept.id] and pending.outbox(None).items() == []
