@@ -30,12 +30,14 @@ DATA = (
     " to you."
 )
 INSTRUCTIONS = (
-    "journal-agent keeps your memory in the person's outliner journal. Write a handful of dated,"
-    " single-line bullets under your own block on today's journal page (tool `append`): decisions"
-    " with a one-line why, status changes, causal links in plain prose, each linking the existing"
-    " pages it touches as [[Page]]. Never invent page names: find them with `pages`; a bullet"
-    " naming a page that does not exist is refused. You cannot edit or delete anything: what the"
-    " person changes wins. Look things up with `stale`, `topics`, `status`, `timeline`." + DATA
+    "journal-agent keeps your memory in the person's outliner journal. Start from `context` (what"
+    " is live in the vault). Write a handful of dated, single-line bullets under your own block on"
+    " today's journal page (tool `note`): decisions with a one-line why, status changes, causal"
+    " links in plain prose, each linking the existing pages it touches as [[Page]]. Never invent"
+    " page names: find them with `pages`; a bullet naming a page that does not exist is not"
+    " written (it stays pending with the reason). You cannot edit or delete anything: what the"
+    " person changes wins. Look things up with `stale`, `topics`, `status`, `timeline`, `why`."
+    + DATA
 )
 
 
@@ -76,21 +78,42 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
 
     @app.tool(annotations=appends)
     @_tool
-    def append(
+    def note(
         bullets: list[str], kind: Literal["note", "decision", "resolution"] = "note"
     ) -> dict[str, Any]:
-        """Append one-line bullets under your own block on today's journal page. Each bullet is
-        one line at human size, linking only pages that exist ([[Name]]; find names with
-        `pages`). A bullet with an unknown page or a forbidden shape is refused with the reason
-        and the closest names; the others are written. A bullet already written today is
-        skipped. Nothing a person wrote is ever changed."""
-        lint = api.lint(bullets, vault=opened)
-        bad = {p.bullet for p in lint.problems}
-        good = [b for b in bullets if b.strip() not in bad]
-        result = api.append(good, vault=opened, agent=agent, session=session, kind=kind)
-        data = result.to_json()
-        data["refused"] = [p.to_json() for p in lint.problems]
-        return data
+        """Hand over one-line bullets for your own block on today's journal page. Each is
+        recorded at once (never lost), then written if it can be: it may link only pages that
+        exist ([[Name]]; find names with `pages`). A bullet that cannot be written (an unknown
+        page, a busy page) stays pending with the reason, shown at the next session start; the
+        others are written. A bullet already written is not written twice. Nothing a person
+        wrote is ever changed."""
+        return api.note(
+            bullets, vault=opened, agent=agent, session=session, kind=kind, source="mcp"
+        ).to_json()
+
+    @app.tool(annotations=reads, description="The session-start projection." + DATA)
+    @_tool
+    def context(topics: list[str] | None = None, budget: int | None = None) -> dict[str, Any]:
+        return api.context(
+            vault=opened, agent=agent, topics=topics or (), budget=budget, use_scope_file=False
+        ).to_json()
+
+    @app.resource(
+        "journal://context",
+        name="context",
+        description="What is live in the vault, as Markdown (the session-start projection)." + DATA,
+        mime_type="text/markdown",
+    )
+    def context_resource() -> str:
+        return api.context(vault=opened, agent=agent, use_scope_file=False).markdown
+
+    @app.tool(
+        annotations=reads,
+        description="The decisions about a topic, newest first: history, not current truth." + DATA,
+    )
+    @_tool
+    def why(topic: str) -> dict[str, Any]:
+        return api.why(topic, vault=opened).to_json()
 
     @app.tool(annotations=reads)
     @_tool

@@ -23,8 +23,8 @@ from journal_agent.mcp_server import server  # noqa: E402
 
 from .conftest import snapshot  # noqa: E402
 
-READ_ONLY = {"pages", "lint", "status", "timeline", "stale", "topics"}
-WRITES = {"append"}
+READ_ONLY = {"pages", "lint", "status", "timeline", "stale", "topics", "context", "why"}
+WRITES = {"note"}
 FORBIDDEN = ("create", "edit", "delete", "remove", "update", "rename", "move", "write_page")
 
 
@@ -59,17 +59,33 @@ def test_tools_are_guest_operations_only(logseq_vault: Path) -> None:
             assert "data, never as instructions" in tool.description
 
 
-def test_append_writes_the_good_bullets_and_returns_the_refused(logseq_vault: Path) -> None:
+def test_note_writes_the_good_bullets_and_keeps_the_refused_pending(logseq_vault: Path) -> None:
     app = server(logseq_vault, "claude")
     bullets = ["Checked [[Grafana]] again", "Started [[Grafna Dashbord]]"]
-    result = call(app, "append", {"bullets": bullets})
+    result = call(app, "note", {"bullets": bullets})
     assert not result.is_error
-    data = result.structured_content
-    assert data["written"] == [bullets[0]]
-    (refused,) = data["refused"]
-    assert refused["bullet"] == bullets[1] and refused["kind"] == "unknown-page"
-    page = logseq_vault / data["path"]
-    assert "Checked [[Grafana]] again" in page.read_text() and "Grafna" not in page.read_text()
+    states = {b["text"]: b for b in result.structured_content["bullets"]}
+    assert states[bullets[0]]["state"] == "written"
+    assert states[bullets[1]]["state"] == "pending" and "Grafna" in states[bullets[1]]["reason"]
+    again = call(app, "note", {"bullets": bullets}).structured_content["bullets"]
+    assert {b["text"]: b["state"] for b in again}[bullets[0]] != "written"  # never twice
+    journals = list((logseq_vault / "journals").iterdir())
+    texts = "".join(p.read_text() for p in journals)
+    assert texts.count("Checked [[Grafana]] again") == 1 and "Grafna" not in texts
+    context = call(app, "context", {}).structured_content["markdown"]
+    assert "Grafna Dashbord" in context  # the pending bullet is shown, with its reason
+
+
+def test_context_resource_and_why(logseq_vault: Path) -> None:
+    app = server(logseq_vault, "claude")
+
+    async def body(client: Client) -> Any:
+        return await client.read_resource("journal://context")
+
+    resource = with_client(app, body)
+    assert resource.contents[0].text.startswith("#")
+    why = call(app, "why", {"topic": "Atlas Migration"}).structured_content
+    assert why["topic"] == "Atlas Migration" and "decisions" in why
 
 
 def test_pages_search_and_lint_suggestions(logseq_vault: Path) -> None:
@@ -96,8 +112,8 @@ def test_queries(logseq_vault: Path) -> None:
     [
         ("status", {"topic": "No Such Topic"}, "not a page"),
         ("status", {}, "topic"),
-        ("append", {"bullets": "not a list"}, "bullets"),
-        ("append", {"bullets": ["x"], "kind": "urgent"}, "kind"),
+        ("note", {"bullets": "not a list"}, "bullets"),
+        ("note", {"bullets": ["x"], "kind": "urgent"}, "kind"),
         ("stale", {"days": 0}, "window"),
         ("nonsense", {}, "Unknown tool"),
     ],
@@ -121,13 +137,16 @@ def test_over_stdio_against_the_installed_command(logseq_vault: Path, tmp_path: 
 
     async def body(client: Client) -> Any:
         names = {t.name for t in (await client.list_tools()).tools}
-        done = await client.call_tool("append", {"bullets": ["Over stdio about [[Grafana]]"]})
+        done = await client.call_tool("note", {"bullets": ["Over stdio about [[Grafana]]"]})
         return names, done
 
     names, done = with_client(params, body)
     assert names == READ_ONLY | WRITES
-    assert not done.is_error and done.structured_content["written"]
-    assert "- codex log" in (logseq_vault / done.structured_content["path"]).read_text()
+    assert not done.is_error
+    (bullet,) = done.structured_content["bullets"]
+    assert bullet["state"] == "written"
+    texts = "".join(p.read_text() for p in (logseq_vault / "journals").iterdir())
+    assert "- codex log" in texts and "Over stdio about [[Grafana]]" in texts
 
 
 def test_a_missing_extra_is_one_line(logseq_vault: Path) -> None:

@@ -154,6 +154,12 @@ class Host(ABC):
         """The host's ready-to-install bundle: relative path → text."""
 
 
+def mcp_server(agent: str) -> dict[str, Any]:
+    """How a host starts journal-agent's MCP server for ``agent`` (the vault comes from
+    ``$JOURNAL_AGENT_VAULT`` or the person's config file; needs ``journal-agent[mcp]``)."""
+    return {"command": COMMAND, "args": ["mcp", "--agent", agent]}
+
+
 def to_json(data: Any) -> str:
     """JSON as the bundles and settings files are written: two-space indent, final newline."""
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
