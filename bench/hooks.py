@@ -97,7 +97,11 @@ def contenders(copy: Path, python: str, scratch: Path) -> dict[str, Contender]:
     def stop() -> bytes:
         n = next(COUNTER)
         return json.dumps(
-            {"session_id": f"stop-{n}", "hook_event_name": "Stop", "last_assistant_message": reply(n)}
+            {
+                "session_id": f"stop-{n}",
+                "hook_event_name": "Stop",
+                "last_assistant_message": reply(n),
+            }
         ).encode()
 
     def transcript(n: int) -> str:
@@ -115,7 +119,11 @@ def contenders(copy: Path, python: str, scratch: Path) -> dict[str, Contender]:
 
     def end_done_before() -> None:  # the Stop hook of the same reply ran (untimed)
         n = written["n"] = next(COUNTER)
-        data = {"session_id": f"end-{n}", "hook_event_name": "Stop", "last_assistant_message": reply(n)}
+        data = {
+            "session_id": f"end-{n}",
+            "hook_event_name": "Stop",
+            "last_assistant_message": reply(n),
+        }
         timed((*hook, "Stop", *vault), json.dumps(data).encode(), dict(os.environ))
 
     def end_done() -> bytes:
@@ -219,7 +227,11 @@ def main() -> int:
         sys.exit("unset PYTHONDONTWRITEBYTECODE: hooks are measured with bytecode compiled")
     python = base.interpreter()  # type: ignore[attr-defined]
     started, load_before, code = time.perf_counter(), base.load(), base.revision()  # type: ignore[attr-defined]
-    rows = [r for pages in args.sizes.split(",") for r in measure(int(pages), args.years, args.repeat, python)]
+    rows = [
+        r
+        for pages in args.sizes.split(",")
+        for r in measure(int(pages), args.years, args.repeat, python)
+    ]
     elapsed = time.perf_counter() - started
     text = (
         f"# Hook latency\n\n{dt.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}, "
