@@ -16,19 +16,10 @@ __version__ = "0.2.0"
 
 if TYPE_CHECKING:
     from .api import (
-        BundleResult as BundleResult,
-    )
-    from .api import (
         LintResult as LintResult,
     )
     from .api import (
-        NoteResult as NoteResult,
-    )
-    from .api import (
         PagesResult as PagesResult,
-    )
-    from .api import (
-        PendingResult as PendingResult,
     )
     from .api import (
         RelatedResult as RelatedResult,
@@ -46,37 +37,13 @@ if TYPE_CHECKING:
         append as append,
     )
     from .api import (
-        audit as audit,
-    )
-    from .api import (
-        context as context,
-    )
-    from .api import (
-        drop_pending as drop_pending,
-    )
-    from .api import (
-        fix_pending as fix_pending,
-    )
-    from .api import (
-        flush_pending as flush_pending,
-    )
-    from .api import (
         info as info,
-    )
-    from .api import (
-        install_hooks as install_hooks,
     )
     from .api import (
         lint as lint,
     )
     from .api import (
-        note as note,
-    )
-    from .api import (
         pages as pages,
-    )
-    from .api import (
-        pending_bullets as pending_bullets,
     )
     from .api import (
         related as related,
@@ -93,10 +60,43 @@ if TYPE_CHECKING:
     from .api import (
         topics as topics,
     )
-    from .api import (
+    from .api_context import (  # noqa: F401
+        audit as audit,
+    )
+    from .api_context import (
+        context as context,
+    )
+    from .api_context import (
         why as why,
     )
-    from .api import (
+    from .api_pending import (  # noqa: F401
+        BundleResult as BundleResult,
+    )
+    from .api_pending import (
+        NoteResult as NoteResult,
+    )
+    from .api_pending import (
+        PendingResult as PendingResult,
+    )
+    from .api_pending import (
+        drop_pending as drop_pending,
+    )
+    from .api_pending import (
+        fix_pending as fix_pending,
+    )
+    from .api_pending import (
+        flush_pending as flush_pending,
+    )
+    from .api_pending import (
+        install_hooks as install_hooks,
+    )
+    from .api_pending import (
+        note as note,
+    )
+    from .api_pending import (
+        pending_bullets as pending_bullets,
+    )
+    from .api_pending import (
         write_bundle as write_bundle,
     )
     from .backends import (  # noqa: F401
@@ -270,10 +270,13 @@ if TYPE_CHECKING:
 
 _HOMES = {
     "api": (
-        "append audit BundleResult context drop_pending fix_pending flush_pending info "
-        "install_hooks lint LintResult note NoteResult pages PagesResult pending_bullets "
-        "PendingResult related RelatedResult stale status timeline TimelineResult topics "
-        "TopicsResult VaultInfo why write_bundle"
+        "append info lint LintResult pages PagesResult related RelatedResult stale status "
+        "timeline TimelineResult topics TopicsResult VaultInfo"
+    ),
+    "api_context": "audit context why",
+    "api_pending": (
+        "BundleResult drop_pending fix_pending flush_pending install_hooks note NoteResult "
+        "pending_bullets PendingResult write_bundle"
     ),
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
     "corrections": "AuditResult Finding",

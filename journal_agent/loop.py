@@ -189,12 +189,12 @@ def _projection_or_note(
 
 def projection(vault: Vault, agent: str, pending: Sequence[Pending], project: str | None) -> str:
     """The session-start projection of ``vault`` for ``agent``, listing the ``pending``
-    bullets: the ``context`` command's Markdown (`api.context`), scoped by the topics the
+    bullets: the ``context`` command's Markdown (`api_context.context`), scoped by the topics the
     project in the agent's working folder ``project`` names. This is the one seam between the
     hooks and the projection."""
-    from . import api
+    from .api_context import context
 
-    return api.context(vault=vault, agent=agent, pending=list(pending), project=project).markdown
+    return context(vault=vault, agent=agent, pending=list(pending), project=project).markdown
 
 
 # -- turn and end ------------------------------------------------------------------------------

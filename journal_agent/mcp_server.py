@@ -64,7 +64,7 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
         raise MissingExtra(
             "the MCP server needs the mcp extra: pip install 'journal-agent[mcp]'"
         ) from exc
-    from . import api
+    from . import api, api_context, api_pending
     from .owned import owner_header
 
     opened = vault if isinstance(vault, Vault) else open_vault(vault)
@@ -87,14 +87,14 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
         page, a busy page) stays pending with the reason, shown at the next session start; the
         others are written. A bullet already written is not written twice. Nothing a person
         wrote is ever changed."""
-        return api.note(
+        return api_pending.note(
             bullets, vault=opened, agent=agent, session=session, kind=kind, source="mcp"
         ).to_json()
 
     @app.tool(annotations=reads, description="The session-start projection." + DATA)
     @_tool
     def context(topics: list[str] | None = None, budget: int | None = None) -> dict[str, Any]:
-        return api.context(
+        return api_context.context(
             vault=opened, agent=agent, topics=topics or (), budget=budget, use_scope_file=False
         ).to_json()
 
@@ -105,7 +105,7 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
         mime_type="text/markdown",
     )
     def context_resource() -> str:
-        return api.context(vault=opened, agent=agent, use_scope_file=False).markdown
+        return api_context.context(vault=opened, agent=agent, use_scope_file=False).markdown
 
     @app.tool(
         annotations=reads,
@@ -113,7 +113,7 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
     )
     @_tool
     def why(topic: str) -> dict[str, Any]:
-        return api.why(topic, vault=opened).to_json()
+        return api_context.why(topic, vault=opened).to_json()
 
     @app.tool(annotations=reads)
     @_tool

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from journal_agent import BadArgument
-from journal_agent.api import append, audit
+from journal_agent.api import append
+from journal_agent.api_context import audit
 from journal_agent.cli import main
 
 from .conftest import snapshot

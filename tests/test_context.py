@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from journal_agent import ConfigError, PageNotFound
-from journal_agent.api import Query, append, context
+from journal_agent.api import Query, append
+from journal_agent.api_context import context
 from journal_agent.cli import main
 from journal_agent.guide import HOW_TO, instructions
 from journal_agent.projection import MIN_BUDGET, Inputs, build

@@ -106,7 +106,7 @@ def test_a_deleted_and_an_edited_agent_bullet(logseq_vault: Path, running: Runni
     kinds = {o.text: o.kind for o in read_observations(StateDir.of(logseq_vault))}
     assert kinds == {notes[0]: "deleted", notes[1]: "edited"}
     assert any("deleted claude's bullet" in line for line in running.lines)
-    audit = journal_agent.api.audit(vault=logseq_vault, agent="claude")
+    audit = journal_agent.audit(vault=logseq_vault, agent="claude")
     assert {f.text: (f.kind, f.seen is not None) for f in audit.findings} == {
         notes[0]: ("deleted", True),
         notes[1]: ("edited", True),
@@ -130,7 +130,7 @@ def test_an_app_overwrite_with_an_older_copy_is_reported(
     assert seen == {("claude", "lost"), ("codex", "lost")}
     assert any("older copy" in line for line in running.lines)
     assert "Deployed" not in page.read_text()  # reported, never restored
-    (finding,) = journal_agent.api.audit(vault=logseq_vault, agent="claude").findings
+    (finding,) = journal_agent.audit(vault=logseq_vault, agent="claude").findings
     assert finding.kind == "lost" and "watch saw a save drop it" in (finding.evidence or "")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from journal_agent import PageNotFound
-from journal_agent.api import why
+from journal_agent.api_context import why
 from journal_agent.cli import main
 from journal_agent.decisions import is_decision
 
