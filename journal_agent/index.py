@@ -50,16 +50,39 @@ def cache_path(vault: Vault) -> Path:
     return cache_file("index", os.path.realpath(vault.root), suffix=".pickle")
 
 
-def stamp(vault: Vault, files: list[PageFile]) -> str | None:
+def stamp(vault: Vault, files: list[PageFile]) -> str:
     """What a projection of the whole index depends on: the settings and every file's stat.
-    None while a file is racily clean (its bytes, not its stat, say whether it changed)."""
-    racy_after = time.time_ns() - RACY_NS
-    if any(f.mtime_ns > racy_after for f in files):
-        return None
+    A file that is racily clean (`racy_digests`) needs its bytes checked too."""
     digest = hashlib.blake2b(_fingerprint(vault).encode(), digest_size=16)
     for f in files:
         digest.update(f"{f.rel}\0{f.mtime_ns}\0{f.size}\0{f.inode}\n".encode())
     return digest.hexdigest()
+
+
+def racy_digests(vault: Vault, files: list[PageFile]) -> dict[str, bytes]:
+    """The digests of the files modified so recently that a change to them may not show in
+    their stat yet: a projection built now holds them, and is trusted later only while they
+    still hold the same bytes (git's "racily clean" rule). Unreadable ones are left out."""
+    racy_after = time.time_ns() - RACY_NS
+    out = {}
+    for f in files:
+        if f.mtime_ns > racy_after:
+            try:
+                out[f.rel] = _digest(vault.read_bytes(f.rel, listed=True))
+            except UnreadablePage:
+                continue
+    return out
+
+
+def still_same(vault: Vault, digests: dict[str, bytes]) -> bool:
+    """Whether every file of ``digests`` still holds those bytes."""
+    for rel, digest in digests.items():
+        try:
+            if _digest(vault.read_bytes(rel, listed=True)) != digest:
+                return False
+        except UnreadablePage:
+            return False
+    return True
 
 
 def _fingerprint(vault: Vault) -> str:

@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
-from .index import _fingerprint, cache_path, paused_gc, stamp
+from .index import _fingerprint, cache_path, paused_gc, racy_digests, stamp, still_same
 from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass
@@ -45,6 +45,7 @@ class Summary:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, page title)
     strings: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # the pages that could not be read
+    racy: dict[str, bytes] = field(default_factory=dict)  # `index.racy_digests` when built
 
     @classmethod
     def of(cls, graph: Graph, stamp: str) -> Summary:
@@ -165,18 +166,20 @@ def current(
         key += repr(sorted(exclude))
     path = str(cache_path(vault).with_suffix(".summary"))
     cached = load(path, key) if key else None
-    if cached is not None:
+    if cached is not None and still_same(vault, cached.racy):
         return cached
+    racy = racy_digests(vault, files) if key else {}
     base = _fingerprint(vault) + repr(sorted(exclude))
-    if key:  # a few journal pages edited since: patch instead of rebuilding (summary_patch)
+    if key and cached is None:  # a few journal pages edited since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, files, key, base)
+        patched = refresh(vault, path, files, key, base, racy)
         if patched is not None:
             return patched
     with paused_gc():  # every object built here lives until the answer is printed
         graph = build((files, warnings))
         built = Summary.of(graph, key or "")
+    built.racy = racy
     if key:
         from .summary_patch import remember
 

@@ -141,7 +141,12 @@ def _load_summary(summary_path: str, stamp: str) -> Summary | None:
 
 
 def refresh(
-    vault: Vault, summary_path: str, files: list[PageFile], stamp: str, base: str
+    vault: Vault,
+    summary_path: str,
+    files: list[PageFile],
+    stamp: str,
+    base: str,
+    racy: dict[str, bytes],
 ) -> Summary | None:
     """The cached summary patched for the journal pages changed since it was built, saved with
     ``stamp``; None when a patch cannot be exact (the caller rebuilds)."""
@@ -165,6 +170,7 @@ def refresh(
         return None
     from .summary import save
 
+    patched.racy = racy
     save(summary_path, patched)
     side.stamp, side.stats = stamp, now
     data = {"format": FORMAT, "side": side}

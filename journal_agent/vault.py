@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 ENV_VAR = "JOURNAL_AGENT_VAULT"
 #: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
 _SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,65 +149,76 @@ class Vault:
     def page_files(self, warnings: list[str] | None = None) -> list[PageFile]:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
         out = [
-            PageFile(rel, (st := entry.stat()).st_mtime_ns, st.st_size, st.st_ino)
-            for rel, entry in self._walk(warnings if warnings is not None else [])
+            PageFile(rel, st.st_mtime_ns, st.st_size, st.st_ino)
+            for rel, st in self._walk(warnings if warnings is not None else [], True)
+            if st is not None
         ]
         out.sort(key=lambda p: p.rel)
         return out
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
-        return sorted(rel for rel, _entry in self._walk([]))
+        return sorted(rel for rel, _st in self._walk([], False))
 
-    def _walk(self, warnings: list[str]) -> list[tuple[str, os.DirEntry[str]]]:
-        """Page files below the root, depth first (a loop, not recursion: this runs on every
-        query over tens of thousands of files). Only regular files are pages (a FIFO named
-        ``x.md`` would hang a read); a folder reached twice through links is listed once."""
-        found: list[tuple[str, os.DirEntry[str]]] = []
+    def _walk(self, warnings: list[str], stat: bool) -> list[tuple[str, os.stat_result | None]]:
+        """Page files below the root (with their stat when ``stat``), depth first: a loop, not
+        recursion, over folders opened once each, every file stat-ed relative to its folder's
+        descriptor (this runs on every query over tens of thousands of files). Only regular
+        files are pages (a FIFO named ``x.md`` would hang a read); a folder reached twice
+        through links is listed once."""
+        found: list[tuple[str, os.stat_result | None]] = []
         folders: list[tuple[str, str]] = [(str(self.root), "")]
-        extensions, hidden = self.settings.extensions, self.settings.hidden
         seen: set[tuple[int, int]] = set()
         while folders:
             folder, prefix = folders.pop()
             try:
-                st = os.stat(folder)
-                if (st.st_dev, st.st_ino) in seen:
-                    continue
-                seen.add((st.st_dev, st.st_ino))
-                entries = list(os.scandir(folder))
+                fd = os.open(folder, _DIR_FLAGS)
             except OSError as exc:
                 warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
                 continue
+            try:
+                st = os.fstat(fd)
+                if (st.st_dev, st.st_ino) in seen:
+                    continue
+                seen.add((st.st_dev, st.st_ino))
+                self._walk_folder(fd, folder, prefix, stat, folders, found, warnings)
+            except OSError as exc:
+                warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
+            finally:
+                os.close(fd)
+        return found
+
+    def _walk_folder(
+        self,
+        fd: int,
+        folder: str,
+        prefix: str,
+        stat: bool,
+        folders: list[tuple[str, str]],
+        found: list[tuple[str, os.stat_result | None]],
+        warnings: list[str],
+    ) -> None:
+        extensions, hidden = self.settings.extensions, self.settings.hidden
+        with os.scandir(fd) as entries:
             for entry in entries:
                 name = entry.name
                 if name[0] == "." or (hidden and self._hidden(prefix + name)):
                     continue
                 try:
-                    self._walk_entry(entry, prefix, extensions, folders, found, warnings)
+                    if entry.is_symlink() and not inside(f"{folder}/{name}", self.root):
+                        warnings.append(
+                            f"{prefix}{name}: symbolic link to outside the vault, skipped"
+                        )
+                    elif entry.is_dir():
+                        if prefix or name not in _SKIP_DIRS:
+                            folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
+                    elif name.lower().endswith(extensions):
+                        if entry.is_file():
+                            found.append((prefix + name, entry.stat() if stat else None))
+                        else:  # reading a FIFO would hang; a device or socket is no page either
+                            warnings.append(f"{prefix}{name}: not a regular file, skipped")
                 except OSError as exc:  # a link loop, a file gone meanwhile
-                    warnings.append(f"{prefix + name}: skipped: {exc.strerror}")
-        return found
-
-    def _walk_entry(
-        self,
-        entry: os.DirEntry[str],
-        prefix: str,
-        extensions: tuple[str, ...],
-        folders: list[tuple[str, str]],
-        found: list[tuple[str, os.DirEntry[str]]],
-        warnings: list[str],
-    ) -> None:
-        name = entry.name
-        if entry.is_symlink() and not inside(entry.path, self.root):
-            warnings.append(f"{prefix + name}: symbolic link to outside the vault, skipped")
-        elif entry.is_dir():
-            if prefix or name not in _SKIP_DIRS:
-                folders.append((entry.path, prefix + name + "/"))
-        elif name.lower().endswith(extensions):
-            if entry.is_file():
-                found.append((prefix + name, entry))
-            else:  # reading a FIFO would hang; a device or socket is no page either
-                warnings.append(f"{prefix + name}: not a regular file, skipped")
+                    warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
 
     def describe(self, rel: str) -> tuple[str, dt.date | None]:
         """The title a page file's name gives it (Logseq's ``title::`` may override it) and its

@@ -198,3 +198,35 @@ def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: lis
     spy.clear()
     assert columns(cached(root)) == columns(rebuilt(root))
     assert spy == [None]
+
+
+# -- racily clean files ---------------------------------------------------------------------------
+
+
+def test_a_summary_built_over_a_just_written_page_is_reused_while_its_bytes_hold(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page written a moment ago (its stat may not show the next change yet) no longer makes
+    every query rebuild: the summary keeps its digest and is trusted while the bytes are the
+    same. A same-size rewrite in the same clock tick is still noticed."""
+    page = logseq_vault / "journals" / "2026_11_29.md"
+    page.write_text("- looked at [[Grafana]]\n")
+    builds: list[int] = []
+    real = Summary.of
+
+    def counted(*args: Any) -> Summary:
+        builds.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(Summary, "of", counted)
+    Query.of(logseq_vault, AS_OF, None, True).statuses()
+    Query.of(logseq_vault, AS_OF, None, True).statuses()
+    assert builds == [1]  # the page is racy, and the cached summary still answers
+    st = page.stat()
+    page.write_text("- looked at [[Backups]]\n")  # same size, same inode
+    os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert page.stat().st_mtime_ns == st.st_mtime_ns and page.stat().st_size == st.st_size
+    found, _ = Query.of(logseq_vault, AS_OF, None, True).statuses()
+    assert builds == [1, 1]
+    last = {t.page.title: t.last for t in found}
+    assert last["Backups"] is not None and last["Backups"].path == "journals/2026_11_29.md"
