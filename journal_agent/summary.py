@@ -157,8 +157,18 @@ def current(
     exclude: frozenset[str],
     build: Callable[[tuple[list[PageFile], list[str]]], Graph],
 ) -> Summary:
-    """The vault's summary: the cached one while no file's stat and no setting changed since it
-    was built, else one built from ``build`` (the graph of the listed files) and cached."""
+    """The vault's summary: the one a running watcher keeps current; else the cached one while no
+    file's stat and no setting changed since it was built (its racily clean files' bytes too);
+    else the cached one patched for a few edited journal pages; else one built from ``build``
+    (the graph of the listed files) and cached."""
+    if use_cache:  # a running `journal-agent watch` keeps it current: no file need be listed
+        from .state import StateDir
+        from .watch import trusted_stamp
+
+        trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
+        kept = load(str(cache_path(vault).with_suffix(".summary")), trusted) if trusted else None
+        if kept is not None and trusted and trusted.endswith(repr(sorted(exclude))):
+            return kept
     warnings: list[str] = []
     files = vault.page_files(warnings)
     key = stamp(vault, files) if use_cache else None

@@ -16,8 +16,10 @@ just two events on the same page. Each refresh:
   Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
 
 While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
-its refresh is done: a query that sees the watcher's lock held and no dirty file knows the
-cached summary is current.
+its refresh is done, and ``watch.stamp`` names the summary that refresh left current: a query
+that finds the watcher's lock held and no dirty file loads that summary without listing a
+single file (`trusted_stamp`). A change reaches the watcher a few milliseconds after it is made;
+a query in those milliseconds answers as of just before it.
 """
 
 from __future__ import annotations
@@ -45,6 +47,17 @@ POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
 DIRTY = "watch.dirty"
+STAMP = "watch.stamp"
+SETTINGS = "\0settings"  # stands for a changed settings file among the changed pages
+SETTINGS_FILES = frozenset(
+    {
+        "logseq/config.edn",
+        ".obsidian/daily-notes.json",
+        ".obsidian/app.json",
+        ".obsidian/community-plugins.json",
+        ".journal-agent.toml",
+    }
+)
 LOCK_KEY = "watch"
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 
@@ -83,6 +96,34 @@ class _Copy:
     lines: set[str]
     agents: dict[str, dict[str, str]]  # agent -> {hash: text} of its bullets in its owned block
     added: dict[str, float] = field(default_factory=dict)  # line -> when it first appeared
+
+
+def trusted_stamp(state: StateDir, fingerprint: str) -> str | None:
+    """The stamp of the summary a running watcher keeps current, if one runs, has no change
+    waiting and read the vault with the settings of ``fingerprint``; None otherwise (the caller
+    validates every file)."""
+    try:
+        fd = state.open(PageLock(state, LOCK_KEY, 0.0).name, os.O_RDONLY, sub="locks")
+    except JournalAgentError:
+        return None  # never watched: no lock file
+    try:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return None  # nobody holds it: no watcher runs
+    except BlockingIOError:
+        pass  # the watcher holds it
+    except (OSError, ImportError):
+        return None
+    finally:
+        os.close(fd)
+    try:
+        if state.exists(DIRTY):
+            return None
+        settings, _, stamp = state.read(STAMP).decode().partition("\n")
+    except (JournalAgentError, UnicodeDecodeError):
+        return None
+    return stamp if settings == fingerprint and stamp else None
 
 
 def read_observations(state: StateDir) -> list[Observation]:
@@ -125,7 +166,10 @@ class Watcher:
         if event.event_type not in CHANGES:
             return  # opened, or closed without writing: our own reads among them
         for raw in (event.src_path, getattr(event, "dest_path", "")):
-            rel = self._rel(os.fsdecode(raw)) if raw else None
+            path = os.fsdecode(raw) if raw else ""
+            rel = self._rel(path) if path else None
+            if rel is None and path and self._is_settings(path):
+                rel = SETTINGS  # the vault is opened again before the next refresh
             if rel is None:
                 continue
             with self._lock:
@@ -146,6 +190,13 @@ class Watcher:
         if any(p.startswith(".") for p in parts) or parts[0] in ("logseq", "node_modules"):
             return None
         return rel if rel.lower().endswith(self.vault.settings.extensions) else None
+
+    def _is_settings(self, path: str) -> bool:
+        try:
+            rel = Path(path).relative_to(self.vault.root).as_posix()
+        except ValueError:
+            return False
+        return rel in SETTINGS_FILES or rel.startswith(".obsidian/plugins/periodic-notes/")
 
     def _mark_dirty(self) -> None:
         try:
@@ -239,13 +290,18 @@ class Watcher:
     def refresh(self, changed: set[str]) -> None:
         """Bring the index and the summary up to date; look at what happened to agent bullets."""
         from . import api
-        from .index import load_index
+        from .index import _fingerprint, load_index
+        from .vault import open_vault
 
         try:
+            if SETTINGS in changed:
+                changed.discard(SETTINGS)
+                self.vault = open_vault(self.vault.root)
             load_index(self.vault)
-            api.topics(vault=self.vault)
+            summary = api.Query.of(self.vault, None, None, True).summary()
             for rel in sorted(changed):
                 self._compare(rel)
+            self.state.replace(STAMP, f"{_fingerprint(self.vault)}\n{summary.stamp}".encode())
         except JournalAgentError as exc:  # a bad setting, a full disk: say it, keep watching
             self.report(f"watch: {exc}")
         finally:

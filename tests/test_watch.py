@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,35 @@ def test_stops_cleanly_on_a_signal(logseq_vault: Path, tmp_path: Path, sig: int)
     _out, err = proc.communicate(timeout=DEADLINE)
     assert proc.returncode == 0, err
     assert b"Traceback" not in err and b"watch: stopped" in err
+
+
+def test_queries_trust_a_running_idle_watcher(
+    logseq_vault: Path, running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the watcher has nothing waiting, a query loads the summary it keeps current without
+    listing a file; with a change waiting, or the settings changed, it validates every file."""
+    from journal_agent.api import Query
+    from journal_agent.vault import Vault
+
+    listed: list[int] = []
+    real = Vault.page_files
+
+    def counting(self: Vault, warnings: list[str] | None = None) -> Any:
+        if threading.current_thread() is threading.main_thread():  # not the watcher's own
+            listed.append(1)
+        return real(self, warnings)
+
+    monkeypatch.setattr(Vault, "page_files", counting)
+    first, _ = Query.of(logseq_vault, DAY, None, True).statuses()
+    assert listed == []
+    page = logseq_vault / "pages" / "Grafana.md"
+    page.write_text(page.read_text() + "- more on [[Backups]]\n")
+    running.settle()
+    second, _ = Query.of(logseq_vault, DAY, None, True).statuses()
+    assert listed == []  # the watcher refreshed it: still trusted
+    cold, _ = Query.of(logseq_vault, DAY, None, False).statuses()
+    assert [t.to_json() for t in second] == [t.to_json() for t in cold]
+    (logseq_vault / ".journal-agent.toml").write_text('exclude = ["Grafana"]\n')
+    running.settle()
+    third, _ = Query.of(logseq_vault, DAY, None, True).statuses()
+    assert "Grafana" not in {t.page.title for t in third}
