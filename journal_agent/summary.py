@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
+from .errors import JournalAgentError
 from .index import _fingerprint, cache_path, paused_gc, racy_digests, stamp, still_same
 from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
@@ -165,7 +166,10 @@ def current(
         from .state import StateDir
         from .watch import trusted_stamp
 
-        trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
+        try:
+            trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
+        except JournalAgentError:  # a state folder set wrongly: no watcher to trust
+            trusted = None
         kept = load(str(cache_path(vault).with_suffix(".summary")), trusted) if trusted else None
         if kept is not None and trusted and trusted.endswith(repr(sorted(exclude))):
             return kept
