@@ -52,7 +52,7 @@ WORDS = st.sampled_from(
         "done",
         "50%",
         "a:b",
-        "(#[[Grafana]])",
+        "([[Grafana]])",  # (not "(#[[Grafana]])": Logseq tags the page "[[Grafana]])")
         "😀",
         "—",
     ]
