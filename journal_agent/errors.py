@@ -18,6 +18,7 @@ one-line message and the contract's exit code (``exit_code``: 2 for a refusal, 1
         ├── BadPageName            a page name that cannot be stored as a file
         ├── PageNotFound           a topic that is not a page of the vault
         ├── BulletsRefused         a bullet breaks a bullet rule or names an unknown page
+        ├── BadAgentName           an owned block's header that would mint a page or a block
         └── UnsafePage             the journal page cannot be written without risk to it
 """
 
@@ -106,6 +107,11 @@ class BulletsRefused(Refused):
             "duplicates": [],
             "refused": [{"bullet": p.bullet, "reason": p.message} for p in self.problems],
         }
+
+
+class BadAgentName(Refused):
+    """An agent name (the owned block's header) that is not one short line of plain text: it
+    would mint a page, a property or a block of its own."""
 
 
 class UnsafePage(Refused):

@@ -13,7 +13,8 @@ tests/test_guard_mldoc.py holds all of it to Logseq's own parser.
 
 `lint` returns problems; it never raises for a bad bullet. `unlink` rewrites the unknown
 references of a bullet as plain text, for callers that opt in to that instead of a refusal, and
-refuses (`BulletsRefused`) when the plain text would itself be unsafe.
+refuses (`BulletsRefused`) when the plain text would itself be unsafe. `check_header` refuses an
+owned block's header that would mint anything.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .errors import BulletsRefused
+from .errors import BadAgentName, BulletsRefused
 from .registry import PageRegistry
 from .scanner import Ref, Syntax, code_spans, inline_refs, ref_label
 
@@ -455,3 +456,45 @@ def _recheck(bullet: str, result: str, keys: set[str], syntax: Syntax) -> None:
 
 def _ref_key(ref: Ref) -> str:
     return ("((" if ref.kind == "block" else "") + _key(ref.target)
+
+
+# ---------------------------------------------------------------------------------------------
+# the owned block's header
+
+# Bidi controls and every other control or format character (Cc, Cf), line separators too.
+_INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
+_HEADER_MARKS = re.compile(r"[-*+>#|]|\d{1,9}[.)](?:\s|$)|```|~~~|\$\$|<[A-Za-z!?/]")
+
+
+def check_header(header: str, syntax: Syntax) -> None:
+    """Refuse (`BadAgentName`) an owned block's header that is not one short line of plain text:
+    the header is a bullet we write, and it must hold no link, tag, property or block ref, and
+    no marker that changes the outline."""
+    why = _header_problem(header, syntax)
+    if why is not None:
+        raise BadAgentName(f"the owned block's header {quote(header)} {why}")
+
+
+def _header_problem(header: str, syntax: Syntax) -> str | None:
+    if not header.strip():
+        return "is empty"
+    if len(header) > MAX_HEADER:
+        return f"is {len(header)} characters long; the limit is {MAX_HEADER}"
+    bad = sorted({f"U+{ord(c):04X}" for c in header if unicodedata.category(c) in _INVISIBLE})
+    if bad:
+        return f"holds control or format characters ({', '.join(bad)})"
+    if header != header.strip():
+        return "starts or ends with white space"
+    if _HEADER_MARKS.match(header):
+        return "starts with a list, heading, quote, table or code marker"
+    if "::" in header:
+        return "holds '::', which makes a property"
+    for sign in ("[[", "]]", "#", "((", "{{", "]("):
+        if sign in header:
+            return f"holds {sign!r}, which makes a link, tag, macro or block ref"
+    pages, _, problems = _heading(header) if syntax == "logseq" else ([], "", [])
+    if inline_refs(header, syntax) or pages:
+        return "would reference a page (a link, tag or task marker)"
+    if problems or _block_start(header, header, _BLOCK_STARTS):
+        return "would not be a plain bullet (it starts a block of its own)"
+    return None

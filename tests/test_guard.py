@@ -1,12 +1,12 @@
-"""The guard without the oracle: short refusals of huge input, the wiki syntax (Obsidian and
-Markdown, for which no parser runs here), and the spans it works on."""
+"""The guard without the oracle: the owned block's header, short refusals of huge input, the
+wiki syntax (Obsidian and Markdown, for which no parser runs here), and the spans it works on."""
 
 from __future__ import annotations
 
 import pytest
 
-from journal_agent.errors import BulletsRefused
-from journal_agent.guard import MAX_LENGTH, lint, refusal, shorten, unlink
+from journal_agent.errors import BadAgentName, BulletsRefused, Refused
+from journal_agent.guard import MAX_LENGTH, check_header, lint, refusal, shorten, unlink
 from journal_agent.registry import Page, PageRegistry
 from journal_agent.scanner import inline_refs, ref_label
 
@@ -15,6 +15,64 @@ WIKI = PageRegistry(
     [Page("Gorul", "Gorul.md", ["G"]), Page("Flaky CI", "dir/Flaky CI.md")], wiki=True
 )
 NO_IDS: frozenset[str] = frozenset()
+
+
+# -- the owned block's header ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("header", ["claude log", "Codex CLI log", "gemini-2.5 log", "Agent Ω log"])
+@pytest.mark.parametrize("syntax", ["logseq", "wiki"])
+def test_plain_headers_pass(header: str, syntax: str) -> None:
+    check_header(header, syntax)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("header", "why"),
+    [
+        ("[[New Page]] log", "'[['"),
+        ("#tag log", "starts with a list, heading"),
+        ("a #tag log", "'#'"),
+        ("status:: x log", "'::'"),
+        ("key:: value", "'::'"),
+        ("((6551e92e-fb34-4d24-a386-d9698c2e93f7)) log", "'(('"),
+        ("{{embed [[X]]}} log", "'[['"),
+        ("[x](y.md) log", "']('"),
+        ("two\nlines", "control or format characters (U+000A)"),
+        ("carriage\rreturn", "U+000D"),
+        ("- claude log", "starts with a list"),
+        ("* claude", "starts with a list"),
+        ("1. claude", "starts with a list"),
+        ("> claude", "starts with a list"),
+        ("| claude", "starts with a list"),
+        ("```claude", "starts with a list"),
+        ("<div>claude", "starts with a list"),
+        ("DONE claude", "would reference a page"),
+        ("[^1]: claude", "would not be a plain bullet"),
+        ("[#A] claude", "'#'"),
+        ("", "is empty"),
+        ("   ", "is empty"),
+        (" claude log", "white space"),
+        ("claude\u202elog", "U+202E"),
+        ("claude\u200flog", "U+200F"),
+        ("claude\u061clog", "U+061C"),
+        ("claude\u2066log\u2069", "U+2066, U+2069"),
+        ("claude\u200blog", "U+200B"),
+        ("claude\x00log", "U+0000"),
+        ("x" * 101, "101 characters long; the limit is 100"),
+    ],
+)
+def test_headers_that_would_mint_or_mislead_are_refused(header: str, why: str) -> None:
+    with pytest.raises(BadAgentName) as refused:
+        check_header(header, "logseq")
+    message = str(refused.value)
+    assert why in message and "\n" not in message and len(message) < 200
+    assert isinstance(refused.value, Refused) and refused.value.exit_code == 2
+
+
+def test_wiki_header_refuses_its_own_links() -> None:
+    for header in ("[[Note|x]] log", "#tag log", "[t](Note.md) log"):
+        with pytest.raises(BadAgentName):
+            check_header(header, "wiki")
 
 
 # -- huge input, short refusals --------------------------------------------------------------------
