@@ -182,7 +182,7 @@ def cmd_timeline(args: argparse.Namespace) -> Any:
 
     result = timeline(args.topic, **_query(args))
     if args.html:
-        from .html import write_timeline
+        from .timeline_page import write_timeline
 
         write_timeline(result, args.html)
     return result

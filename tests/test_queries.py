@@ -315,7 +315,7 @@ def test_related_and_clusters() -> None:
 
 
 def test_timeline_html_page(tmp_path: Path) -> None:
-    from journal_agent.html import write_timeline
+    from journal_agent.timeline_page import write_timeline
 
     out = tmp_path / "flaky.html"
     write_timeline(timeline("Flaky CI", vault=SAMPLE_VAULT, as_of=AS_OF), out)
@@ -327,7 +327,7 @@ def test_timeline_html_page(tmp_path: Path) -> None:
 
 
 def test_timeline_html_escapes_raw_html(tmp_path: Path) -> None:
-    from journal_agent.html import write_timeline
+    from journal_agent.timeline_page import write_timeline
 
     root = logseq(
         tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]] <script>x()</script>\n"}
