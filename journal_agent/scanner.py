@@ -190,28 +190,36 @@ def _logseq_refs(
 ) -> None:
     """Append the references of Logseq inline text (a paragraph, a first line or a property
     value, as ``kind``) to ``out``; the text starts at column ``col`` of line ``lineno``."""
-    if not _may_refer(text):
-        return
+    if _may_refer(text):
+        _inline_refs(text, lineno, out, kind, col)
+
+
+def _inline_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None, col: int) -> None:
+    """`_logseq_refs` once `_may_refer` holds (the hot path: one call per block title)."""
     lines = "\n" in text
     for m in _inline_matches(text):
         group, start = m.lastgroup, m.start()
         if lines and (nl := text.rfind("\n", 0, start)) >= 0:
-            at = (lineno + text.count("\n", 0, start), start - nl - 1)
+            line, at = lineno + text.count("\n", 0, start), start - nl - 1
         else:
-            at = (lineno, col + start)
+            line, at = lineno, col + start
         if group == "ref":
-            out.append(Ref(m.group("name"), kind or "link", *at, at[1] + m.end() - start))
+            out.append(Ref(m.group("name"), kind or "link", line, at, at + m.end() - start))
         elif group == "tag":
-            _tag_refs(m.group("tbody"), at, out, kind, text, m.end())
+            body = m.group("tbody")
+            if "[[" in body or body.endswith((".", ";")):
+                _tag_refs(body, (line, at), out, kind, text, m.end())
+            else:
+                out.append(Ref(body, kind or "tag", line, at, at + 1 + len(body)))
         elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
             inner = "emt" if group == "em" else "emv"
-            _emphasis_refs(m.group(inner), at[0], out, at[1] + m.start(inner) - start)
+            _emphasis_refs(m.group(inner), line, out, at + m.start(inner) - start)
         elif group == "macro" and kind == "property":  # mldoc skips macros in properties
-            _logseq_refs(m.group()[2:-2], at[0], out, kind, at[1] + 2)
+            _logseq_refs(m.group()[2:-2], line, out, kind, at + 2)
         elif group == "macro" and m.group("mname") == "embed":
-            _embed_refs(m.group("margs"), out, (*at, at[1] + m.end() - start))
+            _embed_refs(m.group("margs"), out, (line, at, at + m.end() - start))
         else:
-            _link_ref(m, (*at, at[1] + m.end() - start), out, kind)
+            _link_ref(m, (line, at, at + m.end() - start), out, kind)
 
 
 def _tag_refs(
@@ -434,8 +442,8 @@ class _LogseqScan(Builder):
             )  # after a '-'
             self.in_props = True
             if not title.startswith(("<", "```", "~~~")):
-                if _may_refer(title):
-                    _logseq_refs(title, lineno, block.refs, None, m.start(5) - m.start(1))
+                if "[[" in title or "#" in title or "((" in title or "](" in title or "{{" in title:
+                    _inline_refs(title, lineno, block.refs, None, m.start(5) - m.start(1))
             elif self.title(title, lineno, m.start(5) - m.start(1)):
                 pos, lineno = self.resume, self.fence_end + 1  # the title opens a code fence
                 continue
