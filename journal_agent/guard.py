@@ -224,6 +224,10 @@ _UNSURE_ANYWHERE = [
         re.compile(r"``+"),
         "backticks in a row; write a code span as `code`",
     ),
+    (  # the page of [label](<[[X]]>) depends on how mldoc pairs the label's brackets
+        re.compile(r"\]\([ \t]*<[ \t]*\[\["),
+        "write a link to a page as [label]([[Page]])",
+    ),
     (  # Logseq links the page named by the label, however the label parses
         re.compile(r"\]\((?![^()\n]*://)[^()\n]*\.(?:md|markdown)\b[^()\n]*\)", re.I),
         _FILE_LINK_WHY,

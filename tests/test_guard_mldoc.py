@@ -408,7 +408,7 @@ ORDINARY = [
     "Fixed the retry bug in [[Flaky CI]]",
     "#Gorul",
     "tagged #Gorul and #[[Flaky CI]], then #x.",
-    "see [the notes]([[Flaky CI]]) and ![a picture]([[Gorul]])",
+    'see [the notes]([[Flaky CI]]) and ![a picture]([[Gorul]]) and [x]([[Gorul]] "title")',
     "ran `make test`; `[[NoSuch]]` and `#NoSuch` stay code",
     "docs at https://example.com/docs#section and https://en.wikipedia.org/wiki/Tag_(metadata)",
     "**bold** and _italic_ and ~~struck~~ and ==marked== about [[Gorul]]",
@@ -480,6 +480,7 @@ def test_what_logseq_reads_otherwise_is_refused(oracle: Oracle, bullet: str, kin
     "bullet",
     [
         "{{embed Gorul}}",  # links Gorul, but only {{embed [[Page]]}} is read for sure
+        "see [x](<[[Gorul]]>)",
         "a \\[not a link\\]",
         "`` a ` b ``",
         "x https://example.com/a[[Gorul]]",
