@@ -149,7 +149,7 @@ _MARKERS = "TODO|DOING|WAITING|WAIT|DONE|CANCELED|CANCELLED|STARTED|IN-PROGRESS|
 # ASCII character), each after white space; the title is the rest.
 _HEAD = re.compile(
     rf"(?:(?P<marker>{_MARKERS})(?= |$))?"
-    r"(?:(?(marker)[ \t]+)\[#(?P<priority>[\x00-\x7f])\](?P<after>\S?))?"
+    r"(?:(?(marker)[ \t]+)\[#(?P<priority>[\x00-\x7f])\](?P<after>[^ \t]?))?"
 )
 #: Pages every Logseq graph has (logseq/db/default.cljs): the markers and priorities.
 BUILT_IN_PAGES = frozenset(
