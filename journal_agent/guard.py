@@ -236,9 +236,13 @@ _UNSURE_ANYWHERE = [
 
 
 def _unsure(bullet: str, refs: list[Ref]) -> Problem | None:
-    """Text whose pages the guard cannot be sure of (`_UNSURE`, and an embed the scanner does
-    not read as ``{{embed [[Page]]}}``)."""
-    plain = _without_code(bullet)
+    """Text whose pages the guard cannot be sure of (`_UNSURE`, a code span that may belong to a
+    link's label, and an embed the scanner does not read as ``{{embed [[Page]]}}``)."""
+    spans = code_spans(bullet, "logseq")
+    for start, end in spans:  # a label may end inside it: mldoc pairs that backtick otherwise
+        if "](" in bullet[start:end]:
+            return _form(bullet, bullet[start:end], "a code span holding '](' next to a link")
+    plain = _blank(bullet, spans)
     for text, rules in ((bullet, _UNSURE_ANYWHERE), (plain, _UNSURE)):
         for pattern, why in rules:
             if m := pattern.search(text):
@@ -248,11 +252,6 @@ def _unsure(bullet: str, refs: list[Ref]) -> Problem | None:
         if m.start() not in embeds:
             return _form(bullet, m.group(), "write an embed as {{embed [[Page]]}}")
     return None
-
-
-def _without_code(bullet: str) -> str:
-    """The bullet with its inline code spans blanked out."""
-    return _blank(bullet, code_spans(bullet, "logseq"))
 
 
 def _structure(bullet: str, why: str, kind: ProblemKind = "structure") -> Problem:
