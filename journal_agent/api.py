@@ -327,13 +327,15 @@ class TimelineResult:
         """Write the timeline as one self-contained HTML page at ``path``, atomically; a path
         inside the vault is refused (journal-agent never writes the person's pages)."""
         target = Path(path).expanduser().absolute()
-        if vault is not None and _inside_vault(target, _vault(vault)):
+        opened = _vault(vault) if vault is not None else None
+        if opened is not None and _inside_vault(target, opened):
             raise UnsafePath(
                 f"{target}: is inside the vault; write the timeline page somewhere else"
             )
-        from .html import render_timeline
+        from .timeline_page import render_timeline
 
-        _write_atomic(target, render_timeline(self).encode("utf-8"))
+        page = render_timeline(self, opened.flavor.syntax if opened is not None else None)
+        _write_atomic(target, page.encode("utf-8"))
         return target
 
 

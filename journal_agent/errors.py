@@ -194,10 +194,9 @@ def os_error(exc: OSError, path: str | os.PathLike[str], action: str) -> Storage
 
 def short(text: str, limit: int = 60) -> str:
     """``text`` cut for a one-line message: a refusal never echoes a megabyte back."""
-    flat = text.replace("\n", "\\n").replace("\r", "\\r")
-    if len(flat) <= limit:
-        return flat
-    return f"{flat[:limit]}… ({len(text)} characters)"
+    if len(text) <= limit:
+        return text.replace("\n", "\\n").replace("\r", "\\r")
+    return f"{text[:limit]}… ({len(text)} characters)"
 
 
 def translated(action: str) -> Callable[[F], F]:

@@ -8,7 +8,7 @@ decoded file, so that a writer can insert lines byte-exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .errors import UnreadablePage
 
@@ -35,13 +35,20 @@ TASK_MARKERS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
-    """A reference from a block to a page (or to a block, kind ``"block"``)."""
+class Ref(NamedTuple):
+    """A reference from a block to a page (or to a block, kind ``"block"``), with the span of
+    the construct that makes it, so that a caller can rewrite or render exactly that text with
+    the scanner's own grammar. (A named tuple: a page scan makes one per reference, and a tuple
+    is the cheapest to make.)"""
 
     target: str  # the page name as written, without brackets, label, heading or ``.md``
     kind: RefKind
     line: int  # 0-based line of the file where it stands
+    # Columns of the whole construct (``#tag``, ``[label]([[X]])``, ``{{embed [[X]]}}`` ...) in
+    # that line: offsets into the text for a one-line text; a construct running over more
+    # lines ends at ``start + its length``. Front-matter refs: offsets into the YAML value.
+    start: int = 0
+    end: int = 0
 
 
 @dataclass(slots=True)

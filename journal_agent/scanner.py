@@ -33,7 +33,7 @@ from .outline import Ref as Ref
 from .outline import RefKind as RefKind
 from .outline import Syntax as Syntax
 from .outline import decode as decode
-from .wiki import scan_wiki, wiki_refs
+from .wiki import scan_wiki, wiki_code_spans, wiki_label, wiki_refs
 
 #: Built-in Logseq properties whose values are never references.
 _NO_REF_PROPERTIES = frozenset({"id", "collapsed", "title", "filters", "public", "icon"})
@@ -51,7 +51,7 @@ _UUID_RE = re.compile(_UUID)
 # Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
 # '(', '{', '<') only start where such a run stops: after white space or one of mldoc's
 # delimiters, or right after another construct (taken to be one when ] ) or } precede).
-_TOKEN = r"(?<![^\s\\_^\[\]*~`=$#)}])"
+_TOKEN = r"(?<![^ \t\n\r\f\\_^\[\]*~`=$#)}])"
 _HTML_TAGS = (
     "a|abbr|address|area|article|aside|audio|b|base|bdi|bdo|blockquote|body|br|button|canvas|"
     "caption|cite|code|col|colgroup|data|datalist|dd|del|dfn|div|dl|dt|em|embed|fieldset|"
@@ -68,32 +68,53 @@ _HTML = (
 _CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)"
 _ESCAPE = r"(?P<esc>\\.)"
 _LATEX = r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
-_URL = (  # to white space, brackets balanced
-    r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
-    r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)?|\[(?:[^\s\[\]]|\[[^\s\[\]]*\]?)*\]?)*)?)"
+_URL = (  # a host, then to white space, brackets balanced
+    r"(?P<url>[A-Za-z0-9]+://[^ \t\n\r\f\[\]<>{}()/?#]+(?:[/?#](?:[^ \t\n\r\f()\[\]]"
+    r"|\([^ \t\n\r\f()]*\)?|\[(?:[^ \t\n\r\f\[\]]|\[[^ \t\n\r\f\[\]]*\]?)*\]?)*)?)"
 )
-_MACRO = r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\})"
-_LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
+_MACRO = r"(?P<macro>\{\{(?P<brace>\{?)(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\}(?P=brace))"
+# A link's label: text, code spans and escapes, [[page refs]] and [balanced] brackets. An image's
+# "!" starts it only where a construct may start (see _TOKEN), and never inside emphasis.
+_LABEL_TEXT = r"(?:\\.|`[^`\n]+`|[^\[\]\\`]|`(?![^`\n]+`)|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*"
+_IMAGE = rf"(?:{_TOKEN}!)?"
 _NESTED = r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
-_TAGREF = r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
-_REF = r"(?P<ref>\[\[(?P<name>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
-_LABELED = rf"(?P<labeled>{_LABEL}\((?:\[\[(?P<lname>[^\[\]]+?)\]\]|\(\((?P<luuid>{_UUID})\)\))\))"
-_MDLINK = rf"(?P<mdlink>{_LABEL}\((?:[^()\n]|\([^()\n]*\))*\))"
-_BLOCK_REF = rf"(?P<bref>\(\((?P<uuid>{_UUID})\)\))"
-# Emphasis closes at its first delimiter that follows a non-space character, or that follows a
-# space and is followed by the end of the text or another delimiter character; '_' emphasis also
-# wants punctuation or space around it. A code span inside is opaque.
-_EM_TEXT = r"(?:`[^`\n]+`|[\s\S])+?"
-_PUNCT = r"\s!-/:-@\[-`{-~"
+# A page ref is "[[", the shortest run of characters on the line, then "]]": it may hold single
+# brackets and even "[[" ("[[a]([[b]])" is the page "a]([[b").
+_TAGREF = r"(?P<tagref>#\[\[(?!\]\])(?P<tname>[^\n]+?)\]\])"
+_REF = r"(?P<ref>\[\[(?!\]\])(?P<name>[^\n]+?)\]\])"
+_LABELED = (  # [label]([[X]]), [label]([[X]] "title"), [label](((uuid)))
+    rf"(?P<labeled>{{image}}\[{_LABEL_TEXT}\]\((?:\[\[(?P<lname>[^\n]+?)\]\]"
+    rf'|\(\((?P<luuid>{_UUID})\)\))(?:[ \t]+"[^"\n]+")?[ \t]*\))'
+)
+_MDLINK = (
+    rf"(?P<mdlink>{{image}}\[(?P<mlabel>{_LABEL_TEXT})\]"
+    r"\((?P<murl>(?:[^()\n]|\([^()\n]*\))*)\))"
+)
+_LINK_TITLE = re.compile(r'[ \t]+"[^"\n]*"$')
+# A block ref hides whatever it holds; only a UUID is a reference.
+_BLOCK_REF = r"(?P<bref>\(\((?P<bid>[^)]+)\)\))"
+# Emphasis opens before a non-space character that does not start its delimiter again, and
+# closes at its first delimiter that follows a non-space character, or that follows a space and
+# is followed by the end of the text or another delimiter character; '_' emphasis also wants
+# punctuation or space around it. A code span inside is opaque.
+_NONSPACE = r"[^ \t\n\r\f]"  # mldoc's white space is ASCII: a no-break space is text
+# (A backtick that starts a code span is never text on its own: mldoc does not backtrack.)
+_EM_TEXT = r"(?:`[^`\n]+`|``.*?``|[^`]|`(?![^`\n]+`|`.*?``))+?"
+_PUNCT = r" \t\n\r\f!-/:-@\[-`{-~"
 _EM = (
-    rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?=\S)(?P<emt>{_EM_TEXT})"
-    r"(?:(?<=\S)(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
+    rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?={_NONSPACE})(?!(?P=emd))(?P<emt>{_EM_TEXT})"
+    rf"(?:(?<={_NONSPACE})(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
 )
 _UNDERSCORE_EM = (
-    rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?=\S)(?P<emv>{_EM_TEXT})"
-    rf"(?:(?<=\S)(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])"
+    rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?={_NONSPACE})(?!(?P=emu))(?P<emv>{_EM_TEXT})"
+    rf"(?:(?<={_NONSPACE})(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])"
 )
-_TAG = r"(?P<tag>#(?P<tbody>(?:[^ \t\n!\"#',:?\[]|\[(?!\[))+))"
+# A #tag runs to white space or one of !"#',:? and takes page refs whole ("#[[a b]]c" is one tag
+# of the page "[[a b]]c", and it references "a b" too); trailing "." and ";" are not part of it.
+_TAG = r"(?P<tag>#(?P<tbody>(?:\[\[[^\n]+?\]\]|[^ \t\n!\"#',:?])+))"
+_TAG_LINK = re.compile(r"\[\[([^\n]+?)\]\]")
+# A tag's trailing "." and ";" are punctuation when only punctuation follows up to white space.
+_TAG_TRAIL = re.compile(r"[!\"#',.:;?]*(?:[ \t\n\r\f]|$)")
 _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc's order
     ("`", _CODE_SPAN),
     ("\\", _ESCAPE),
@@ -102,14 +123,13 @@ _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc'
     ("", _TOKEN + _URL),
     ("{", _TOKEN + _MACRO),
     ("[", _NESTED),
-    ("#", _TAGREF),
+    ("#", _TAG),
     ("[", _REF),
-    ("![", _LABELED),
-    ("![", _MDLINK),
+    ("![", _LABELED.replace("{image}", _IMAGE)),
+    ("![", _MDLINK.replace("{image}", _IMAGE)),
     ("(", _TOKEN + _BLOCK_REF),
     ("*~^=", _EM),
     ("_", _UNDERSCORE_EM),
-    ("#", _TAG),
 )
 _LOGSEQ_INLINE = re.compile(
     # A cheap first test of where a construct may start; it halves the scanning time.
@@ -128,7 +148,12 @@ _LOGSEQ_AT = {
     for char in "`\\<${[#!(*~^=_"
 }
 _LOGSEQ_IN_EMPHASIS = re.compile(  # all mldoc sees inside emphasis
-    "|".join([_CODE_SPAN, _ESCAPE, _NESTED, _TAGREF, _REF, _LABELED, _MDLINK, _EM, _UNDERSCORE_EM])
+    "|".join(
+        [
+            *(_CODE_SPAN, _ESCAPE, _NESTED, _TAGREF, _REF),
+            *(_LABELED.replace("{image}", ""), _MDLINK.replace("{image}", ""), _EM, _UNDERSCORE_EM),
+        ]
+    )
 )
 # HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
 _BLOCK_HTML = re.compile(_HTML)
@@ -154,69 +179,148 @@ def _inline_matches(text: str) -> Iterable[re.Match[str]]:
     return matches
 
 
-def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
+def _may_refer(text: str) -> bool:
+    """Whether Logseq inline text may hold a reference: every one holds one of these (the test
+    saves most of the scanning time of pages with little markup)."""
+    return "[[" in text or "#" in text or "((" in text or "](" in text or "{{" in text
+
+
+def _logseq_refs(
+    text: str, lineno: int, out: list[Ref], kind: RefKind | None = None, col: int = 0
+) -> None:
     """Append the references of Logseq inline text (a paragraph, a first line or a property
-    value, as ``kind``) to ``out``."""
-    if "[[" not in text and "#" not in text and "((" not in text:
-        return  # every reference holds one of them
+    value, as ``kind``) to ``out``; the text starts at column ``col`` of line ``lineno``."""
+    if _may_refer(text):
+        _inline_refs(text, lineno, out, kind, col)
+
+
+def _inline_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None, col: int) -> None:
+    """`_logseq_refs` once `_may_refer` holds (the hot path: one call per block title)."""
+    lines = "\n" in text
     for m in _inline_matches(text):
-        group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
-        if group == "ref":
-            out.append(Ref(m.group("name"), kind or "link", line))
-        elif group == "tag":
-            name = m.group("tbody").rstrip(".;")
-            if name:
-                out.append(Ref(name, kind or "tag", line))
-        elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
-            _emphasis_refs(m.group("emt" if group == "em" else "emv"), line, out)
-        elif group == "macro" and kind == "property":  # mldoc skips macros in properties
-            _logseq_refs(m.group()[2:-2], line, out, kind)
-        elif group == "macro" and m.group("mname") == "embed":
-            _embed_refs(m.group("margs"), line, out)
+        group, start = m.lastgroup, m.start()
+        if lines and (nl := text.rfind("\n", 0, start)) >= 0:
+            line, at = lineno + text.count("\n", 0, start), start - nl - 1
         else:
-            _link_ref(m, line, out, kind)
+            line, at = lineno, col + start
+        if group == "ref":
+            out.append(Ref(m.group("name"), kind or "link", line, at, at + m.end() - start))
+        elif group == "tag":
+            body = m.group("tbody")
+            if "[[" in body or body.endswith((".", ";")):
+                _tag_refs(body, (line, at), out, kind, text, m.end())
+            else:
+                out.append(Ref(body, kind or "tag", line, at, at + 1 + len(body)))
+        elif group in ("em", "uem") and kind is None:  # a property keeps its top-level refs only
+            inner = "emt" if group == "em" else "emv"
+            _emphasis_refs(m.group(inner), line, out, at + m.start(inner) - start)
+        elif group == "macro" and kind == "property":  # mldoc skips macros in properties
+            _logseq_refs(m.group()[2:-2], line, out, kind, at + 2)
+        elif group == "macro" and m.group("mname") == "embed":
+            _embed_refs(m.group("margs"), out, (line, at, at + m.end() - start))
+        else:
+            _link_ref(m, (line, at, at + m.end() - start), out, kind)
 
 
-def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | None) -> None:
+def _tag_refs(
+    body: str, at: tuple[int, int], out: list[Ref], kind: RefKind | None, text: str, end: int
+) -> None:
+    """A #tag's page, as Logseq names it (the whole tag, unbracketed when it is all one
+    ``[[X]]``), and each page ref inside it. The tag stands in ``text`` up to ``end``."""
+    name = body
+    if body.endswith((".", ";")) and _TAG_TRAIL.match(text, end):
+        name = body.rstrip(".;")
+    if not name:
+        return
+    line, start = at
+    span = (line, start, start + 1 + len(name))
+    whole = name[2:-2] if name.startswith("[[") and name.endswith("]]") else name
+    if whole:
+        out.append(Ref(whole, kind or "tag", *span))
+    if "[[" in name:
+        for m in _TAG_LINK.finditer(name):
+            if m.group(1) != whole:
+                out.append(Ref(m.group(1), kind or "link", *span))
+
+
+def _link_ref(
+    m: re.Match[str], span: tuple[int, int, int], out: list[Ref], kind: RefKind | None
+) -> None:
     """The page or block that a [[link]], #[[tag]], [label]([[link]]) or ((ref)) points at."""
     group = m.lastgroup
     if group == "ref":
-        out.append(Ref(m.group("name"), kind or "link", lineno))
+        out.append(Ref(m.group("name"), kind or "link", *span))
     elif group == "tagref":
-        out.append(Ref(m.group("tname"), kind or "tag", lineno))
+        out.append(Ref(m.group("tname"), kind or "tag", *span))
     elif group == "labeled" and m.group("lname"):
-        out.append(Ref(m.group("lname"), kind or "labeled", lineno))
+        out.append(Ref(m.group("lname"), kind or "labeled", *span))
     elif group == "labeled":
-        out.append(Ref(m.group("luuid").lower(), "block", lineno))
+        out.append(Ref(m.group("luuid").lower(), "block", *span))
     elif group == "nested":
-        out.append(Ref(m.group("outer"), kind or "link", lineno))
-        out.append(Ref(m.group("inner"), kind or "link", lineno))
-    elif group == "bref":
-        out.append(Ref(m.group("uuid").lower(), "block", lineno))
+        out.append(Ref(m.group("outer"), kind or "link", *span))
+        line, col, _ = span
+        inner = col + m.start("inner") - m.start()
+        out.append(
+            Ref(
+                m.group("inner"), kind or "link", line, inner - 2, inner + 2 + len(m.group("inner"))
+            )
+        )
+    elif group == "bref" and _UUID_RE.fullmatch(m.group("bid")):
+        out.append(Ref(m.group("bid").lower(), "block", *span))
+    elif group == "mdlink" and kind is None:  # a property value keeps its page refs only
+        _markdown_link_ref(m, span, out, kind)
 
 
-def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
+def _emphasis_refs(inner: str, lineno: int, out: list[Ref], col: int) -> None:
     """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
     #tag, ((ref)) or macro."""
-    if "[[" not in inner and "((" not in inner:
+    if "[[" not in inner and "((" not in inner and "](" not in inner:
         return  # every reference there holds one of them
     for m in _LOGSEQ_IN_EMPHASIS.finditer(inner):
-        group, line = m.lastgroup, lineno + inner.count("\n", 0, m.start())
+        group, start = m.lastgroup, m.start()
+        if (nl := inner.rfind("\n", 0, start)) >= 0:
+            line, at = lineno + inner.count("\n", 0, start), start - nl - 1
+        else:
+            line, at = lineno, col + start
         if group in ("em", "uem"):
-            _emphasis_refs(m.group("emt" if group == "em" else "emv"), line, out)
+            sub = "emt" if group == "em" else "emv"
+            _emphasis_refs(m.group(sub), line, out, at + m.start(sub) - start)
         elif group == "tagref":
-            out.append(Ref(m.group("tname"), "link", line))
-        elif group in ("ref", "nested", "labeled"):
-            _link_ref(m, line, out, None)
+            out.append(Ref(m.group("tname"), "link", line, at, at + m.end() - start))
+        elif group in ("ref", "nested", "labeled", "mdlink"):
+            _link_ref(m, (line, at, at + m.end() - start), out, None)
 
 
-def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
-    """``{{embed [[X]]}}`` references page X; ``{{embed ((uuid))}}`` references a block."""
-    args = args.strip()
-    if args.startswith("[[") and args.endswith("]]"):
-        out.append(Ref(args[2:-2], "embed", lineno))
-    elif args.startswith("((") and args.endswith("))") and _UUID_RE.fullmatch(args[2:-2]):
-        out.append(Ref(args[2:-2].lower(), "block", lineno))
+def _embed_refs(args: str, out: list[Ref], span: tuple[int, int, int]) -> None:
+    """``{{embed [[X]]}}`` references page X and ``{{embed ((uuid))}}`` a block; Logseq takes any
+    other argument for a page name too, as written."""
+    args = args.lstrip(" \t")
+    stripped = args.rstrip(" \t")
+    if stripped.startswith("[[") and stripped.endswith("]]"):
+        out.append(Ref(stripped[2:-2], "embed", *span))
+    elif stripped.startswith("((") and _UUID_RE.fullmatch(stripped[2:-2]):
+        out.append(Ref(stripped[2:-2].lower(), "block", *span))
+    elif stripped and "," not in args:  # (mldoc splits arguments at commas its own way)
+        out.append(Ref(args, "embed", *span))
+
+
+def _markdown_link_ref(
+    m: re.Match[str], span: tuple[int, int, int], out: list[Ref], kind: RefKind | None
+) -> None:
+    """What Logseq links for a Markdown link that is not ``[label]([[X]])``: the page named by
+    its label when it points at a .md file, the page of a whole ``[[X]]`` target (``<[[X]]>``)."""
+    url = m.group("murl").strip()
+    if url.startswith("<") and url.endswith(">"):
+        url = url[1:-1].strip()
+    else:
+        url = _LINK_TITLE.sub("", url)
+    if "://" in url:
+        return
+    if len(url) > 3 and url.lower().endswith((".md", ".markdown")):
+        if m.group("mlabel"):
+            out.append(Ref(m.group("mlabel"), kind or "markdown", *span))
+    elif url.startswith("[[") and url.endswith("]]") and len(url) > 4:
+        out.append(Ref(url[2:-2], kind or "labeled", *span))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -289,6 +393,7 @@ class _LogseqScan(Builder):
         "resume",
         "paragraph",
         "paragraph_start",
+        "paragraph_col",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -304,6 +409,7 @@ class _LogseqScan(Builder):
         self.resume = 0  # where the line after it starts
         self.paragraph: list[str] = []  # lines of the body text not yet scanned
         self.paragraph_start = 0
+        self.paragraph_col = 0  # the column its first line starts at
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -336,22 +442,24 @@ class _LogseqScan(Builder):
             )  # after a '-'
             self.in_props = True
             if not title.startswith(("<", "```", "~~~")):
-                if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
-                    _logseq_refs(title, lineno, block.refs)
-            elif self.title(title, lineno):
+                if "[[" in title or "#" in title or "((" in title or "](" in title or "{{" in title:
+                    _inline_refs(title, lineno, block.refs, None, m.start(5) - m.start(1))
+            elif self.title(title, lineno, m.start(5) - m.start(1)):
                 pos, lineno = self.resume, self.fence_end + 1  # the title opens a code fence
                 continue
             pos, lineno = m.end() + 1, lineno + 1
         return self.finish(lineno)
 
-    def title(self, title: str, lineno: int) -> bool:
-        """A first line that may start with HTML or a code fence: False unless a fence opens."""
+    def title(self, title: str, lineno: int, col: int) -> bool:
+        """A first line (at column ``col``) that may start with HTML or a code fence: False
+        unless a fence opens."""
         if title.startswith("<") and (rest := _after_html(title)) is not None:
             self.paragraph, self.paragraph_start = [rest], lineno
+            self.paragraph_col = col + len(title) - len(rest)
         elif title.startswith(("```", "~~~")) and self.open_fence(lineno):
             return True
         else:
-            _logseq_refs(title, lineno, self.blocks[-1].refs)
+            _logseq_refs(title, lineno, self.blocks[-1].refs, None, col)
         return False
 
     def body(self, text: str, lineno: int) -> int:
@@ -371,7 +479,9 @@ class _LogseqScan(Builder):
         if (
             self.in_props
             and body
-            and _read_property(body, lineno, block, self.outline, self.comma_properties)
+            and _read_property(
+                body, (lineno, len(line) - len(body)), block, self.outline, self.comma_properties
+            )
         ):
             if self.paragraph:  # the rest of a line after an HTML block ends at a property
                 self.flush()
@@ -387,8 +497,9 @@ class _LogseqScan(Builder):
         elif body.startswith("<") and (rest := _after_html(body)) is not None:
             self.flush()
             self.paragraph, self.paragraph_start = [rest], lineno
+            self.paragraph_col = len(line) - len(rest)
         elif not self.paragraph:
-            self.paragraph, self.paragraph_start = [line], lineno
+            self.paragraph, self.paragraph_start, self.paragraph_col = [line], lineno, 0
         else:
             self.paragraph.append(line)
 
@@ -408,7 +519,7 @@ class _LogseqScan(Builder):
         """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines)."""
         if self.paragraph:
             text = "\n".join(self.paragraph).rstrip()
-            _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs)
+            _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs, None, self.paragraph_col)
         self.paragraph = []
 
     def finish(self, nlines: int) -> Outline:
@@ -442,9 +553,14 @@ def _after_html(text: str) -> str | None:
 
 
 def _read_property(
-    body: str, lineno: int, block: Block, outline: Outline, comma_properties: frozenset[str]
+    body: str,
+    at: tuple[int, int],
+    block: Block,
+    outline: Outline,
+    comma_properties: frozenset[str],
 ) -> bool:
-    """Record ``key:: value`` on ``block`` (and on the page for the preamble); False if not one."""
+    """Record ``key:: value`` (``body``, at line and column ``at``) on ``block`` (and on the page
+    for the preamble); False if it is not one."""
     if "::" not in body:
         return False
     m = _PROPERTY_RE.match(body)
@@ -458,38 +574,87 @@ def _read_property(
     refs = outline.page_refs if page else block.refs
     if key in _NO_REF_PROPERTIES:
         return True
+    lineno, col = at[0], at[1] + m.start("value")
     if key in comma_properties:
-        refs.extend(Ref(name, "property", lineno) for name in split_property_list(value))
+        refs.extend(
+            Ref(name, "property", lineno, col + start, col + end)
+            for name, start, end in property_items(value)
+        )
     else:
-        _property_refs(value, lineno, refs)
+        _property_refs(value, lineno, refs, col)
     return True
 
 
-def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
+def _property_refs(value: str, lineno: int, out: list[Ref], col: int) -> None:
     """The references of a property value (mldoc sees none in a "quoted" value)."""
     if not (value.startswith('"') and value.endswith('"')):
-        _logseq_refs(value, lineno, out, "property")
+        _logseq_refs(value, lineno, out, "property", col)
+
+
+def property_items(value: str) -> list[tuple[str, int, int]]:
+    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``), each
+    with the span of its item."""
+    items = []
+    start = 0
+    for item in value.split(","):
+        end = start + len(item)
+        name = item.strip()
+        at = start + len(item) - len(item.lstrip())
+        if name.startswith("#"):
+            name = name[1:]
+        if name.startswith("[[") and name.endswith("]]"):
+            name = name[2:-2]
+        if name.strip():
+            items.append((name.strip(), at, at + len(item.strip())))
+        start = end + 1
+    return items
 
 
 def split_property_list(value: str) -> list[str]:
     """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``)."""
-    names = []
-    for item in value.split(","):
-        item = item.strip()
-        if item.startswith("#"):
-            item = item[1:]
-        if item.startswith("[[") and item.endswith("]]"):
-            item = item[2:-2]
-        if item.strip():
-            names.append(item.strip())
-    return names
+    return [name for name, _, _ in property_items(value)]
+
+
+_LEADING_LABEL = re.compile(rf"!?\[(?P<label>{_LABEL_TEXT})\]\(")
+
+
+def ref_label(construct: str, syntax: Syntax) -> str:
+    """What a reader sees of a reference construct (a ref's span): the label of
+    ``[label]([[X]])``, the name of ``[[X]]``, ``#X``, ``#[[X]]`` and ``{{embed [[X]]}}``; a
+    ``#tag`` glued to more text keeps that text. For rendering a link, or writing it as text."""
+    if syntax == "wiki":
+        return wiki_label(construct)
+    if construct.startswith("{{"):
+        args = construct.strip("{}").removeprefix("embed").strip()
+        return args[2:-2] if args.startswith("[[") and args.endswith("]]") else args
+    if construct.startswith("#"):
+        body = construct[1:]
+        return body[2:-2] if body.startswith("[[") and body.endswith("]]") else body
+    if construct.startswith("[[") and construct.endswith("]]"):
+        return construct[2:-2]
+    m = _LEADING_LABEL.match(construct)
+    return m.group("label") if m else construct
+
+
+def code_spans(text: str, syntax: Syntax) -> list[tuple[int, int]]:
+    """The inline code spans of one line of text (a bullet), as the scanner reads them: what is
+    inside them is never a reference."""
+    if syntax == "wiki":
+        return wiki_code_spans(text)
+    if "`" not in text:
+        return []
+    title = _after_marker(text)
+    at = len(text) - len(title)
+    return [(at + m.start(), at + m.end()) for m in _inline_matches(title) if m.lastgroup == "code"]
 
 
 def inline_refs(text: str, syntax: Syntax) -> list[Ref]:
-    """The references of one line of text (a bullet about to be written), on line 0."""
+    """The references of one line of text (a bullet about to be written), on line 0, with
+    spans that index ``text``."""
     out: list[Ref] = []
     if syntax == "logseq":
-        _logseq_refs(_after_marker(text), 0, out)
+        title = _after_marker(text)
+        _logseq_refs(title, 0, out, None, len(text) - len(title))
     else:
         wiki_refs(text, 0, out)
     return out

@@ -12,7 +12,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from .outline import Block, Builder, Outline, Ref, close_outline, preamble, trim_end
+from .outline import Block, Builder, Outline, Ref, RefKind, close_outline, preamble, trim_end
 
 # Obsidian and plain Markdown.
 _CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
@@ -38,21 +38,49 @@ _WIKI_ITEM = re.compile(
 )
 
 
-def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True) -> None:
-    """Append the references of one line of Obsidian / plain-Markdown text to ``out``."""
+def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: int = 0) -> None:
+    """Append the references of one line of Obsidian / plain-Markdown text (starting at column
+    ``col`` of line ``lineno``) to ``out``."""
     for m in _WIKI_INLINE.finditer(line):
         group = m.lastgroup
         if group == "wiki":
             target = m.group("wtarget").strip()
             if target:
-                out.append(Ref(_strip_md(target), "embed" if m.group("bang") else "link", lineno))
+                kind: RefKind = "embed" if m.group("bang") else "link"
+                out.append(Ref(_strip_md(target), kind, lineno, col + m.start(), col + m.end()))
         elif group == "mdlink":
             dest = m.group("mdest_a") or m.group("mdest") or ""
             target = _markdown_link_target(dest)
             if target:
-                out.append(Ref(target, "markdown", lineno))
+                out.append(Ref(target, "markdown", lineno, col + m.start(), col + m.end()))
         elif group == "tag" and tags:
-            out.append(Ref(m.group("tbody"), "tag", lineno))
+            out.append(Ref(m.group("tbody"), "tag", lineno, col + m.start(), col + m.end()))
+
+
+_WIKI_LABEL = re.compile(
+    r"!?\[\[(?P<target>[^\[\]|#^]*)(?:[#^][^\[\]|]*)?(?:\|(?P<label>[^\[\]]*))?\]\]"
+    r"|!?\[(?P<text>(?:[^\[\]]|\[[^\[\]]*\])*)\]\("
+)
+
+
+def wiki_label(construct: str) -> str:
+    """What a reader sees of a wiki reference construct: the label of ``[[X|label]]`` and
+    ``[text](X.md)``, else the note's name (``[[X#Heading]]`` shows X); a #tag's name."""
+    if construct.startswith("#"):
+        return construct[1:]
+    m = _WIKI_LABEL.match(construct)
+    if m is None:
+        return construct
+    if m.group("text") is not None:
+        return m.group("text")
+    return m.group("label") or m.group("target").strip()
+
+
+def wiki_code_spans(line: str) -> list[tuple[int, int]]:
+    """The inline code spans of one line of Obsidian / plain-Markdown text."""
+    if "`" not in line:
+        return []
+    return [m.span() for m in _WIKI_INLINE.finditer(line) if m.lastgroup == "code"]
 
 
 def _strip_md(target: str) -> str:
@@ -97,7 +125,7 @@ def scan_wiki(text: str, tail: int) -> Outline:
             fence = _wiki_fence(content.lstrip(" \t"))
             fence_indent, outline.open_fence = m.end(), lineno
             if not fence:
-                wiki_refs(content, lineno, current.refs)
+                wiki_refs(content, lineno, current.refs, True, m.end())
             continue
         if current is None:
             current = preamble(outline, lineno)

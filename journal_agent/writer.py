@@ -30,8 +30,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from .backends.base import Backend, Insertion, JournalPage, PageVersion
-from .errors import BadArgument, BulletsRefused, UnsafePage, WriteConflict, short
-from .guard import Problem, check_header, lint, unlink
+from .errors import BadArgument, BulletsRefused, UnsafePage, WriteConflict
+from .guard import check_header, lint, refusal, unlink
 from .index import Index
 from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
 from .owned import children_texts, owner_header
@@ -160,14 +160,8 @@ def _guard(
         texts = [unlink(t, unknown, syntax) for t in texts]
         problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
     if problems:
-        raise BulletsRefused(_refusal(problems), problems)
+        raise BulletsRefused(refusal(problems), problems)
     return texts
-
-
-def _refusal(problems: list[Problem]) -> str:
-    first = problems[0]
-    more = f"; and {len(problems) - 1} more problem(s)" if len(problems) > 1 else ""
-    return f"refused, nothing written: {short(first.bullet)!r}: {first.message}{more}"
 
 
 def _check(version: PageVersion) -> PageVersion:

@@ -315,10 +315,8 @@ def test_related_and_clusters() -> None:
 
 
 def test_timeline_html_page(tmp_path: Path) -> None:
-    from journal_agent.html import write_timeline
-
     out = tmp_path / "flaky.html"
-    write_timeline(timeline("Flaky CI", vault=SAMPLE_VAULT, as_of=AS_OF), out)
+    timeline("Flaky CI", vault=SAMPLE_VAULT, as_of=AS_OF).write_html(out, SAMPLE_VAULT)
     page = out.read_text()
     assert "<h1>Flaky CI</h1>" in page and "class='status resolved'" in page
     assert "<svg" in page and "<h2>2026-11-10</h2>" in page and "Pages (undated)" in page
@@ -327,12 +325,10 @@ def test_timeline_html_page(tmp_path: Path) -> None:
 
 
 def test_timeline_html_escapes_raw_html(tmp_path: Path) -> None:
-    from journal_agent.html import write_timeline
-
     root = logseq(
         tmp_path, {"Topic": "- t\n"}, {"2026-11-20": "- [[Topic]] <script>x()</script>\n"}
     )
-    write_timeline(timeline("Topic", vault=root, as_of=AS_OF), tmp_path / "t.html")
+    timeline("Topic", vault=root, as_of=AS_OF).write_html(tmp_path / "t.html")
     assert "<script>" not in (tmp_path / "t.html").read_text()
 
 

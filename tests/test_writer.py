@@ -53,7 +53,7 @@ WORDS = st.sampled_from(
         "done",
         "50%",
         "a:b",
-        "(#[[Grafana]])",
+        "([[Grafana]])",  # (not "(#[[Grafana]])": Logseq tags the page "[[Grafana]])")
         "😀",
         "—",
     ]

@@ -21,22 +21,31 @@ function inlineText(nodes) {
   return nodes.map(n => n[0] === "Plain" ? n[1] : n[0] === "Link" ? n[1].full_text : "").join("");
 }
 
-function collect(x, acc) {
+// graph_parser text.cljs page-ref-un-brackets!: "[[X]]" (the whole string) is X.
+const unBrackets = s => { const m = /^\[\[(.*)\]\]$/.exec(s); return m ? m[1] : s; };
+
+function collect(x, acc, property = false) {
   if (!Array.isArray(x)) {
-    if (x && typeof x === "object") for (const k in x) collect(x[k], acc);
+    if (x && typeof x === "object") for (const k in x) collect(x[k], acc, property);
     return acc;
   }
   const tag = x[0];
   if (typeof tag === "string" && CODE.has(tag)) return acc;
   if (tag === "Tag") {
+    // The whole tag is a page, and so is each page ref in it (block.cljs get-tag, prewalk).
     const parts = x[1];
-    if (parts.length === 1 && parts[0][0] === "Link" && parts[0][1].url[0] === "Page_ref") acc.push(parts[0][1].url[1]);
-    else acc.push(inlineText(parts));
+    const name = unBrackets(inlineText(parts));
+    acc.push(name);
+    for (const p of parts) if (p[0] === "Link" && p[1].url[0] === "Page_ref" && p[1].url[1] !== name) acc.push(p[1].url[1]);
     return acc;
   }
   if (tag === "Link") {
+    // block.cljs get-page-reference: a page ref, a search for a whole [[X]], a .md file's label.
     const url = x[1].url;
     if (url[0] === "Page_ref") acc.push(url[1]);
+    // (Property values keep page refs only: text.cljs extract-refs-from-mldoc-ast.)
+    if (!property && url[0] === "Search" && url[1].startsWith("[[") && url[1].endsWith("]]")) acc.push(unBrackets(url[1]));
+    if (!property && url[0] === "File" && x[1].label.length && typeof x[1].label[0][1] === "string") acc.push(x[1].label[0][1]);
     if (url[0] === "Block_ref" && blockRef(url[1])) acc.push(blockRef(url[1]));
     return acc;
   }
@@ -46,13 +55,15 @@ function collect(x, acc) {
     return acc;
   }
   if (tag === "Macro" && x[1].name === "embed") {
+    // Any other argument names a page too (its arguments joined by ", ").
     const arg = (x[1].arguments[0] || "").trim();
-    if (arg.startsWith("[[") && arg.endsWith("]]")) acc.push(arg.slice(2, -2));
-    if (arg.startsWith("((") && arg.endsWith("))") && blockRef(arg.slice(2, -2))) acc.push(blockRef(arg.slice(2, -2)));
+    if (arg.startsWith("((") && arg.endsWith("))")) {
+      if (blockRef(arg.slice(2, -2))) acc.push(blockRef(arg.slice(2, -2)));
+    } else if (x[1].arguments.join(", ").trim()) acc.push(unBrackets(x[1].arguments.join(", ")));
     return acc;
   }
   if (tag === "Property_Drawer") { propertyRefs(x[1], acc); return acc; }
-  for (const y of x) collect(y, acc);
+  for (const y of x) collect(y, acc, property);
   return acc;
 }
 
@@ -66,7 +77,7 @@ function propertyRefs(props, acc) {
         if (item.startsWith("[[") && item.endsWith("]]")) item = item.slice(2, -2);
         if (item.trim()) acc.push(item.trim());
       }
-    } else collect(refs, acc);
+    } else collect(refs, acc, true);
   }
 }
 

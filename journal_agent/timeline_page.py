@@ -1,8 +1,10 @@
 """A topic's timeline as one self-contained HTML page, for people with no outliner to open.
 
 The page holds the topic, its derived status, an activity chart by ISO week (inline SVG) and the
-entries grouped by date, each rendered from Markdown with mistune (raw HTML escaped) and with
-wiki-links ``[[X]]``, ``[[X|label]]``, ``#[[X]]`` and ``#tag`` shown as links to the pages' files.
+entries grouped by date, each rendered from Markdown with mistune (raw HTML escaped). Each
+reference is shown as a link to its page, found with the scanner's own grammar (so text in inline
+code is never linked, and ``[label]([[X]])`` shows its label): ``[[X]]``, ``#[[X]]``, ``#tag``,
+``[label]([[X]])``, ``{{embed [[X]]}}``; ``[[X|label]]``, ``[[X#Heading]]``, ``[text](X.md)``.
 No script, no external stylesheet, no network: it opens from disk anywhere.
 """
 
@@ -10,37 +12,56 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import os
 import re
 from collections import Counter
 from itertools import groupby
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
-from .errors import JournalAgentError
+from .scanner import Syntax, inline_refs, ref_label
 
 if TYPE_CHECKING:
     from .api import TimelineResult
 
-_WIKI = re.compile(
-    r"#?\[\[([^\[\]|#^]+)(?:[#^][^\[\]|]*)?(?:\|([^\[\]]+))?\]\]"
-    r"|(?<![\w\]#&])#([^\s\[#,!?'\":;.]+)"
-)
+_PAGE_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!<>|~$=^-])")
+# Link forms only the wiki syntax has: [[X|label]], ![[X]].
+_WIKI_ONLY = re.compile(r"\[\[[^\[\]|]+\|[^\[\]]*\]\]|!\[\[")
 
 
-def _markdown(text: str) -> str:
-    """Markdown → HTML with wiki-links turned into Markdown links first."""
+def _linked(text: str, syntax: Syntax) -> str:
+    """``text`` with each reference (outermost ones only) written as a Markdown link to its
+    page's anchor, showing what a reader of the outliner sees."""
+    out, pos = [], 0
+    for ref in sorted(inline_refs(text, syntax), key=lambda r: (r.start, -r.end)):
+        if ref.start < pos or ref.kind not in _PAGE_KINDS:
+            continue
+        construct = text[ref.start : ref.end]
+        label = ref_label(construct, syntax)
+        shown = f"#{label}" if construct.startswith("#") else label
+        out += [text[pos : ref.start], f"[{_escape(shown)}](#{quote(ref.target.strip())})"]
+        pos = ref.end
+    return "".join(out) + text[pos:]
+
+
+def _escape(label: str) -> str:
+    """A link label as literal Markdown text."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", label)
+
+
+def _markdown(text: str, syntax: Syntax) -> str:
+    """Markdown → HTML with references turned into Markdown links first."""
     import mistune  # lazy: only --html needs it
 
-    def link(m: re.Match[str]) -> str:
-        name = (m.group(1) or m.group(3)).strip()
-        label = (m.group(2) or name).replace("[", "(").replace("]", ")")
-        return f"[{label}](#{quote(name)})" if m.group(3) is None else f"[#{label}](#{quote(name)})"
-
     render = mistune.create_markdown(escape=True, plugins=["strikethrough"])
-    out = str(render(_WIKI.sub(link, text))).strip()
+    out = str(render(_linked(text, syntax))).strip()
     return out[3:-4] if out.startswith("<p>") and out.endswith("</p>") else out
+
+
+def guess_syntax(result: TimelineResult) -> Syntax:
+    """The link syntax of a timeline's vault when the caller does not say: wiki if any entry
+    uses a link form only Obsidian and Markdown vaults have, else Logseq's."""
+    return "wiki" if any(_WIKI_ONLY.search(e.text) for e in result.entries) else "logseq"
 
 
 def _chart(dates: list[dt.date]) -> str:
@@ -73,9 +94,10 @@ h2{font-size:1rem;margin:1.4rem 0 .3rem;border-bottom:1px solid #eee}ul{margin:.
 padding-left:1.2rem}li.resolution::marker{content:'✓ '}a{color:#2455a4}"""
 
 
-def render_timeline(result: TimelineResult) -> str:
-    """The HTML page of a timeline."""
+def render_timeline(result: TimelineResult, syntax: Syntax | None = None) -> str:
+    """The HTML page of a timeline; ``syntax`` is the vault's link syntax (see `guess_syntax`)."""
     topic, entries = result.topic, result.entries
+    syntax = syntax or guess_syntax(result)
     status = topic.status
     dates = [e.date for e in entries if e.date]
     parts = [
@@ -88,7 +110,7 @@ def render_timeline(result: TimelineResult) -> str:
     for date, group in groupby(entries, key=lambda e: e.date):
         parts.append(f"<h2>{date.isoformat() if date else 'Pages (undated)'}</h2><ul>")
         parts += [  # a journal entry's page is its date, already the heading
-            f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text)}"
+            f"<li class='{'resolution' if e.resolution else ''}'>{_markdown(e.text, syntax)}"
             + ("" if e.date else f" <span class='muted'>— {html.escape(e.page)}</span>")
             + "</li>"
             for e in group
@@ -100,11 +122,3 @@ def render_timeline(result: TimelineResult) -> str:
         f"<title>{html.escape(topic.page.title)} — timeline</title><style>{_CSS}</style>"
         f"<body>{body}</body></html>\n"
     )
-
-
-def write_timeline(result: TimelineResult, path: str | os.PathLike[str]) -> None:
-    """Write a timeline as an HTML page to ``path``."""
-    try:
-        Path(path).write_text(render_timeline(result), encoding="utf-8")
-    except OSError as exc:
-        raise JournalAgentError(f"{path}: cannot write the timeline page: {exc.strerror}") from exc
