@@ -242,14 +242,17 @@ def run_oracle(graph: Path, work: Path) -> LogseqGraph:
     copy = work / "graph"
     shutil.copytree(graph, copy, symlinks=True)
     out = work / "oracle.json"
-    proc = subprocess.run(
-        [str(oracle / "run"), str(copy), str(out)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    try:
+        proc = subprocess.run(
+            [str(oracle / "run"), str(copy), str(out)],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise OracleError(f"the Logseq oracle took over {RUN_TIMEOUT} s on {graph}") from exc
     if proc.returncode != 0 or not out.is_file():
         raise OracleError(
             f"the Logseq oracle failed on {graph} (exit {proc.returncode}):\n"

@@ -58,10 +58,20 @@ import pytest
 
 import journal_agent
 from journal_agent.errors import JournalAgentError, PageNotFound
+from journal_agent.scanner import decode
 
 from . import graph_gen
 from .conftest import ORACLE_FIGURES, SAMPLE_VAULT
-from .logseq_og import LogseqGraph, OBlock, OracleError, og_name, require_oracle, run_oracle
+from .logseq_og import (
+    LogseqGraph,
+    OBlock,
+    OracleError,
+    graph_files,
+    og_name,
+    require_oracle,
+    run_oracle,
+)
+from .test_mldoc_conformance import run_oracle as run_mldoc
 
 FAR_FUTURE = "9999-12-31"  # every mention is dated up to it: timelines hold all of them
 PAGES_SHOWN = 25  # differing pages spelled out in a failure message
@@ -305,3 +315,23 @@ def test_pages_match_logseq(og: LogseqGraph, request: pytest.FixtureRequest) -> 
     record(request, report)
     if report.differ:
         pytest.fail(report.message(), pytrace=False)
+
+
+def test_oracle_blocks_are_placed_on_mldocs_lines(og: LogseqGraph) -> None:
+    """Self-check of the harness, not of journal-agent: the lines tests/logseq_og.py gives
+    Logseq's blocks (which its database does not hold) are where mldoc, Logseq's parser, starts
+    them in each Markdown file (tests/oracle/mldoc_outline.js), and every block has one."""
+    unplaced = [b for b in og.blocks.values() if b.file is None or b.line < 0]
+    assert not unplaced, f"{len(unplaced)} blocks not placed, e.g. {unplaced[0].content[:80]!r}"
+    files = [f for f in graph_files(og.root) if f.endswith(".md")]
+    texts = [decode((og.root / f).read_bytes(), f)[0] for f in files]
+    placed: dict[str, list[int]] = {f: [] for f in files}
+    for b in og.blocks.values():
+        if not b.pre and b.file in placed:
+            placed[b.file].append(b.line)
+    wrong = []
+    for rel, outline in zip(files, run_mldoc(texts), strict=True):
+        want = sorted(b["line"] for b in outline["blocks"])
+        if sorted(placed[rel]) != want:
+            wrong.append(f"  {rel}: placed on {sorted(placed[rel])}, mldoc {want}")
+    assert not wrong, "blocks placed off mldoc's lines:\n" + "\n".join(wrong[:10])
