@@ -59,6 +59,8 @@ class Block:
     properties: dict[str, str] = field(default_factory=dict)
     refs: list[Ref] = field(default_factory=list)
     subtree_end: int = -1  # one past the last line of the block and all its descendants
+    priority: str | None = None  # Logseq priority letter of ``[#A]``, if any
+    tags: tuple[str, ...] = ()  # org-mode headline tags (``* Title :a:b:``)
 
 
 @dataclass(slots=True)

@@ -24,6 +24,8 @@ import bisect
 import re
 from collections.abc import Iterable
 
+from .builtins import NO_REF_PROPERTIES, valid_property_key
+from .directives import NO_REF_KINDS, BeginBlocks, begin_name, directive, front_matter
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -34,9 +36,6 @@ from .outline import RefKind as RefKind
 from .outline import Syntax as Syntax
 from .outline import decode as decode
 from .wiki import scan_wiki, wiki_refs
-
-#: Built-in Logseq properties whose values are never references.
-_NO_REF_PROPERTIES = frozenset({"id", "collapsed", "title", "filters", "public", "icon"})
 
 # ---------------------------------------------------------------------------------------------
 # inline references
@@ -72,7 +71,7 @@ _URL = (  # to white space, brackets balanced
     r"(?P<url>[A-Za-z0-9]+://[^\s\[\]<>{}()/?#]*"
     r"(?:[/?#](?:[^\s()\[\]]|\([^\s()]*\)?|\[(?:[^\s\[\]]|\[[^\s\[\]]*\]?)*\]?)*)?)"
 )
-_MACRO = r"(?P<macro>\{\{(?P<mname>[^ }(]+)(?P<margs>[^}\n]*)\}\})"
+_MACRO = r"(?P<macro>\{\{\{?(?P<mname>[^ {}(]+)(?P<margs>[^}\n]*)\}\}\}?)"  # {{{x}}} too
 _LABEL = r"!?\[(?:[^\[\]]|\[\[[^\[\]]*\]\]|\[[^\[\]]*\])*\]"
 _NESTED = r"(?P<nested>\[\[(?P<outer>[^\[\]]*\[\[(?P<inner>[^\[\]]+)\]\][^\[\]]*)\]\])"
 _TAGREF = r"(?P<tagref>#\[\[(?P<tname>(?:[^\[\]]|\[(?!\[)|\](?!\]))+?)\]\])"
@@ -228,7 +227,7 @@ _FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # mldoc: may open or clos
 _MARKER = (
     r"(?:#+[ \t]+)?"  # "- ## text": a bullet that is also a heading
     "(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + ") +)?"
-    r"(?:\[#[!-\\^-~]\] *)?"  # a priority: one ASCII character, [#A] by convention
+    r"(?:\[#(?P<p>[!-\\^-~])\] *)?"  # a priority: one ASCII character, [#A] by convention
 )
 _MARKER_RE = re.compile(_MARKER)
 _BLOCK_LINE = (
@@ -289,6 +288,7 @@ class _LogseqScan(Builder):
         "resume",
         "paragraph",
         "paragraph_start",
+        "begins",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -304,11 +304,14 @@ class _LogseqScan(Builder):
         self.resume = 0  # where the line after it starts
         self.paragraph: list[str] = []  # lines of the body text not yet scanned
         self.paragraph_start = 0
+        self.begins: BeginBlocks | None = None  # see `open_begin`
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
         text, blocks, match = self.text, self.blocks, _LOGSEQ_ITEM.match
         pos, lineno, size = 0, 0, len(text)  # pos: where line number lineno starts
+        if text.startswith("---\n"):
+            pos, lineno = self.front_matter()
         while pos <= size:
             m = match(text, pos)
             if m is None:
@@ -325,7 +328,7 @@ class _LogseqScan(Builder):
                 self.flush()
             if blocks:
                 blocks[-1].end = lineno
-            indent, rest, hashes, marker, title = m.groups()
+            indent, rest, hashes, marker, priority, title = m.groups()
             block = self.open(
                 lineno,
                 len(indent) + 1,
@@ -335,20 +338,24 @@ class _LogseqScan(Builder):
                 marker,
             )  # after a '-'
             self.in_props = True
-            if not title.startswith(("<", "```", "~~~")):
+            block.priority = priority
+            if not title.startswith(("<", "```", "~~~", "#+")):
                 if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
                     _logseq_refs(title, lineno, block.refs)
             elif self.title(title, lineno):
-                pos, lineno = self.resume, self.fence_end + 1  # the title opens a code fence
-                continue
+                pos, lineno = self.resume, self.fence_end + 1  # the title opens a fence or
+                continue  # a #+BEGIN block
             pos, lineno = m.end() + 1, lineno + 1
         return self.finish(lineno)
 
     def title(self, title: str, lineno: int) -> bool:
-        """A first line that may start with HTML or a code fence: False unless a fence opens."""
+        """A first line that may start with HTML, a code fence or a #+BEGIN block: False unless a
+        fence or a #+BEGIN block opens."""
         if title.startswith("<") and (rest := _after_html(title)) is not None:
             self.paragraph, self.paragraph_start = [rest], lineno
         elif title.startswith(("```", "~~~")) and self.open_fence(lineno):
+            return True
+        elif title.startswith("#+") and self.open_begin(lineno, title):
             return True
         else:
             _logseq_refs(title, lineno, self.blocks[-1].refs)
@@ -375,6 +382,8 @@ class _LogseqScan(Builder):
         ):
             if self.paragraph:  # the rest of a line after an HTML block ends at a property
                 self.flush()
+            return
+        if body.startswith("#+") and self.hash_plus(lineno, body, block):
             return
         self.in_props = False
         if (
@@ -403,6 +412,52 @@ class _LogseqScan(Builder):
             return False
         self.fence_end, self.resume = lines[after], after_lines[after]
         return True
+
+    def hash_plus(self, lineno: int, body: str, block: Block) -> bool:
+        """A ``#+`` line: a #+BEGIN block that opens, or a directive before the first block (a
+        page property); False if it is text."""
+        if self.open_begin(lineno, body):
+            self.in_props = False
+            return True
+        found = directive(body) if block.kind == "preamble" else None
+        if found is None:
+            return False
+        self.flush()
+        _record_property(*found, lineno, block, self.outline, self.comma_properties)
+        return True
+
+    def open_begin(self, lineno: int, body: str) -> bool:
+        """Whether a line opens a #+BEGIN block (one whose END follows): its lines are then the
+        block's text, skipped like a fence's, and their references scanned unless its kind holds
+        none (`directives.NO_REF_KINDS`)."""
+        name = begin_name(body)
+        if name is None:
+            return False
+        if self.begins is None:
+            self.begins = BeginBlocks(self.text)
+        found = self.begins.end_of(lineno, name)
+        if found is None:
+            return False
+        self.flush()
+        self.fence_end, self.resume = found
+        if name.lower() not in NO_REF_KINDS:
+            lines = self.text.split("\n", self.fence_end)[lineno + 1 : self.fence_end]
+            _content_refs(lines, lineno + 1, self.blocks[-1].refs)
+        return True
+
+    def front_matter(self) -> tuple[int, int]:
+        """Read YAML front matter into the page properties; return where the line after it starts
+        and its number."""
+        lines = self.text.split("\n")
+        found = front_matter(lines)
+        if found is None:
+            return 0, 0
+        props, nlines = found
+        block = preamble(self.outline, 0)
+        for key, value, lineno in props:
+            _record_property(key, value, lineno, block, self.outline, self.comma_properties)
+        block.end = nlines
+        return sum(len(line) + 1 for line in lines[:nlines]), nlines
 
     def flush(self) -> None:
         """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines)."""
@@ -450,19 +505,83 @@ def _read_property(
     m = _PROPERTY_RE.match(body)
     if m is None:
         return False
-    key = m.group("key").lower().replace("_", "-")
-    value = m.group("value") or ""
+    _record_property(
+        m.group("key"), m.group("value") or "", lineno, block, outline, comma_properties
+    )
+    return True
+
+
+def _record_property(
+    key: str,
+    value: str,
+    lineno: int,
+    block: Block,
+    outline: Outline,
+    comma_properties: frozenset[str],
+) -> None:
+    """Keep a property on ``block`` (on the page for the preamble) with the page references of
+    its value. Logseq lower-cases the key and writes ``_`` and spaces as ``-``; a key it cannot
+    read as a keyword is dropped, value and all (`builtins.valid_property_key`)."""
+    key = key.lower().replace("_", "-").replace(" ", "-")
+    if not valid_property_key(key):
+        return
     # Property lines before the first bullet are the page's own (Logseq's pre-block).
     page = block.kind == "preamble"
     (outline.page_properties if page else block.properties)[key] = value
     refs = outline.page_refs if page else block.refs
-    if key in _NO_REF_PROPERTIES:
-        return True
+    if key in NO_REF_PROPERTIES:
+        return
     if key in comma_properties:
         refs.extend(Ref(name, "property", lineno) for name in split_property_list(value))
     else:
         _property_refs(value, lineno, refs)
-    return True
+
+
+def _content_refs(lines: list[str], first: int, out: list[Ref]) -> None:
+    """The references in the text of a #+BEGIN block (``first``: its first line's number): its
+    paragraphs, minus code fences and #+BEGIN blocks of kinds that hold none, both closed within
+    the text (mldoc reads it as a document of its own, without blocks)."""
+    paragraph: list[str] = []
+    start, i = first, 0
+
+    def flush() -> None:
+        if paragraph:
+            _logseq_refs("\n".join(paragraph).rstrip(), start, out)
+            paragraph.clear()
+
+    while i < len(lines):
+        body = lines[i].lstrip(" \t")
+        end = _closing(lines, i, body)
+        if end is not None:
+            flush()
+            name = begin_name(body)
+            if name is not None and name.lower() not in NO_REF_KINDS:
+                _content_refs(lines[i + 1 : end], first + i + 1, out)
+            i = end + 1
+            continue
+        if not paragraph:
+            start = first + i
+        paragraph.append(lines[i])
+        i += 1
+    flush()
+
+
+def _closing(lines: list[str], i: int, body: str) -> int | None:
+    """The line that closes a fence or a #+BEGIN block opened on line ``i``, or None."""
+    if body.startswith(("```", "~~~")):
+        return next(
+            (
+                j
+                for j in range(i + 1, len(lines))
+                if lines[j].lstrip(" \t").startswith(("```", "~~~"))
+            ),
+            None,
+        )
+    name = begin_name(body) if body.startswith("#+") else None
+    if name is None:
+        return None
+    found = BeginBlocks("\n".join(lines)).end_of(i, name)
+    return found[0] if found else None
 
 
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:

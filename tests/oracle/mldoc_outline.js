@@ -8,14 +8,27 @@ const CONFIG = JSON.stringify({toc: false, parse_outline_only: false, heading_nu
   keep_line_break: true, format: "Markdown", heading_to_list: false,
   exporting_keep_properties: true, inline_type_with_pos: false,
   export_md_remove_options: [], hiccup_in_block: true});
-const COMMA = new Set(["alias", "tags"]);
-const NO_REFS = new Set(["id", "collapsed", "title", "filters", "public", "icon"]);
+const COMMA = new Set(["alias", "aliases", "tags"]);
+// Built-in properties whose values are no references (graph_parser/property.cljs: editable and
+// hidden built-in properties but alias/aliases/tags), and the keys Logseq drops as invalid
+// (property.cljs valid-property-name?: an EDN keyword without "|^(){} that is not a #tag).
+const NO_REFS = new Set(["title", "icon", "template", "template-including-parent", "public",
+  "filters", "exclude-from-graph-view", "logseq.query/nlp-date", "macro", "filetags",
+  "logseq.color", "logseq.table.version", "logseq.table.compact", "logseq.table.headers",
+  "logseq.table.hover", "logseq.table.borders", "logseq.table.stripes", "logseq.table.max-width",
+  "id", "custom-id", "background-color", "heading", "collapsed", "created-at", "updated-at",
+  "last-modified-at", "query-table", "query-properties", "query-sort-by", "query-sort-desc",
+  "ls-type", "hl-type", "hl-page", "hl-stamp", "hl-color", "logseq.macro-name",
+  "logseq.macro-arguments", "logseq.order-list-type", "logseq.tldraw.page", "logseq.tldraw.shape",
+  "todo", "doing", "now", "later", "done"]);
+const INVALID_KEY = /^#|[\s,;@~\\\[\]"|^(){}`:]|^\/|\/$/;
 // Logseq keeps a block ref only when its id parses as a UUID (graph_parser/block.cljs,
 // extract-block-refs: parse-uuid); mldoc makes a Block_ref of any ((text)).
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const blockRef = id => UUID.test(id) ? "((" + id.toLowerCase() + "))" : null;
 const CODE = new Set(["Src", "Example", "Code", "Latex_Fragment", "Latex_Environment", "Raw_Html",
-  "Inline_Html", "Export_Snippet", "Verbatim", "Comment", "Displayed_Math", "Custom"]);
+  "Inline_Html", "Export_Snippet", "Verbatim", "Comment", "Displayed_Math", "CommentBlock",
+  "Export"]);
 
 function inlineText(nodes) {
   return nodes.map(n => n[0] === "Plain" ? n[1] : n[0] === "Link" ? n[1].full_text : "").join("");
@@ -28,6 +41,9 @@ function collect(x, acc) {
   }
   const tag = x[0];
   if (typeof tag === "string" && CODE.has(tag)) return acc;
+  // #+BEGIN_QUERY: the graph parser skips custom queries (block.cljs with-page-refs); the other
+  // #+BEGIN_… kinds (QUOTE, NOTE, …) are read like any text.
+  if (tag === "Custom" && x[1] === "query") return acc;
   if (tag === "Tag") {
     const parts = x[1];
     if (parts.length === 1 && parts[0][0] === "Link" && parts[0][1].url[0] === "Page_ref") acc.push(parts[0][1].url[1]);
@@ -58,8 +74,8 @@ function collect(x, acc) {
 
 function propertyRefs(props, acc) {
   for (const [key, value, refs] of props) {
-    const k = key.toLowerCase().replace(/_/g, "-");
-    if (NO_REFS.has(k)) continue;
+    const k = key.toLowerCase().replace(/[_ ]/g, "-");
+    if (NO_REFS.has(k) || !k || INVALID_KEY.test(k)) continue;
     if (COMMA.has(k)) {
       for (let item of value.split(",")) {
         item = item.trim().replace(/^#/, "");
@@ -86,6 +102,10 @@ function outline(text) {
       collect(node, current.refs);
     } else if (node[0] === "Property_Drawer") {
       propertyRefs(node[1], result.page_refs);
+    } else if (node[0] === "Directive") {
+      // #+KEY: value and YAML front matter: page properties (mldoc.cljc collect-page-properties)
+      const refs = node[2] ? JSON.parse(Mldoc.parseInlineJson(node[2], CONFIG)) : [];
+      propertyRefs([[node[1], node[2], refs]], result.page_refs);
     }
   }
   for (const b of result.blocks) b.refs.sort();
