@@ -79,6 +79,9 @@ if TYPE_CHECKING:
         PageVersion as PageVersion,
     )
     from .errors import (  # noqa: F401
+        AmbiguousPage as AmbiguousPage,
+    )
+    from .errors import (
         BadAgentName as BadAgentName,
     )
     from .errors import (
@@ -188,8 +191,8 @@ _HOMES = {
     ),
     "backends": "Backend FileBackend Insertion JournalPage MockBackend PageVersion",
     "errors": (
-        "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
-        "JournalAgentError LockTimeout NotAVault PageError PageNotFound Refused "
+        "AmbiguousPage BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused "
+        "ConfigError JournalAgentError LockTimeout NotAVault PageError PageNotFound Refused "
         "StorageError UnreadablePage UnsafePage UnsafePath VaultError VaultNotFound "
         "WriteConflict WriteError"
     ),

@@ -61,9 +61,10 @@ class PagesResult:
 
 
 def pages(*, vault: VaultArg = None) -> PagesResult:
-    """The page registry of ``vault``: titles, files and aliases, sorted by title."""
+    """The pages of ``vault`` an agent may link: titles, files and aliases, sorted by title (an
+    alias is listed with its page, not as a page of its own)."""
     registry, warnings = load_registry(_vault(vault))
-    return PagesResult(list(registry), warnings)
+    return PagesResult([p for p in registry if p.origin != "alias"], warnings)
 
 
 @dataclass
@@ -86,7 +87,7 @@ def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
 
     v = _vault(vault)
     index = load_index(v)
-    registry = build_registry(index)
+    registry = build_registry(index).seen_from(v.journal_page(dt.date.today()).path)
     ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
     items = [bullets] if isinstance(bullets, str) else list(bullets)
     problems = [
@@ -210,19 +211,22 @@ class Query:
         return Graph(index, exclude=self._excluded(), only=only)
 
     def _excluded(self) -> frozenset[str]:
-        from .registry import page_key
+        key = self.vault.flavor.page_key
+        return frozenset(key(t) for t in self.vault.own_config.exclude)
 
-        return frozenset(page_key(t) for t in self.vault.own_config.exclude)
-
-    def statuses(self, only: str | None = None) -> tuple[list[Topic], list[str]]:
+    def statuses(
+        self, only: str | None = None, all_pages: bool = False
+    ) -> tuple[list[Topic], list[str]]:
         """Every topic's status (or only those with status ``only``), most recently mentioned
-        first, and the unreadable pages (from the cached summary while nothing changed)."""
+        first, and the unreadable pages (from the cached summary while nothing changed);
+        ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
         from . import summary
 
         found = summary.current(
             self.vault, use_cache=self.use_cache, exclude=self._excluded(), build=self.graph
         )
-        return by_recency(found.topics(self.as_of, self.days, only)), found.warnings
+        listed = found.topics(self.as_of, self.days, only, all_pages)
+        return by_recency(listed), found.warnings
 
 
 @dataclass
@@ -253,10 +257,15 @@ def topics(
     as_of: str | dt.date | None = None,
     days: int | None = None,
     use_cache: bool = True,
+    all_pages: bool = False,
 ) -> TopicsResult:
-    """Every topic with its derived status (active, resolved, stale, unmentioned)."""
+    """Every topic with its derived status (active, resolved, stale, unmentioned).
+
+    Journal pages are not topics. Logseq makes pages of built-in names (``TODO``, ``DONE``,
+    ``A``, ``Contents`` …) and of every property key, task marker and priority; they are left
+    out unless ``all_pages`` (their timelines and status answer either way)."""
     q = Query.of(vault, as_of, days, use_cache)
-    found, warnings = q.statuses()
+    found, warnings = q.statuses(all_pages=all_pages)
     return TopicsResult(q.as_of, q.days, found, warnings=warnings)
 
 
@@ -266,10 +275,12 @@ def stale(
     as_of: str | dt.date | None = None,
     days: int | None = None,
     use_cache: bool = True,
+    all_pages: bool = False,
 ) -> TopicsResult:
-    """The threads nobody has mentioned for more than ``days`` days (default 21)."""
+    """The threads nobody has mentioned for more than ``days`` days (default 21); ``all_pages``
+    as for `topics`."""
     q = Query.of(vault, as_of, days, use_cache)
-    threads, warnings = q.statuses("stale")
+    threads, warnings = q.statuses("stale", all_pages)
     return TopicsResult(q.as_of, q.days, threads, "threads", warnings)
 
 

@@ -28,7 +28,7 @@ from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
 from .vault import PageFile, Vault
 
-CACHE_FORMAT = 2  # bump when PageFacts or the scan rules change
+CACHE_FORMAT = 3  # bump when PageFacts or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------

@@ -368,6 +368,17 @@ _MD_BULLET = re.compile(r"^-+\s?")
 _ORG_BULLET = re.compile(r"^\*+\s?")
 
 
+def _empty_bullet_then(text: str, after: list[str], first: str, bullet: re.Pattern[str]) -> bool:
+    """A bullet with no text of its own whose block content starts with the next line (Logseq
+    keeps an empty first line's block as its property lines, indentation and all)."""
+    return (
+        not bullet.sub("", text, count=1).strip()
+        and bool(after)
+        and bool(first.strip())
+        and after[0].strip() == first.strip()
+    )
+
+
 def _place_chain(chain: list[OBlock], rel: str, lines: list[str]) -> bool:
     """Place each block of ``chain`` (document order) on a line of ``lines``; False if they do
     not fit this file."""
@@ -390,7 +401,9 @@ def _place_chain(chain: list[OBlock], rel: str, lines: list[str]) -> bool:
             for j in range(cursor, len(lines)):
                 text = lines[j].lstrip(" \t")
                 if text.startswith(starts) and (
-                    text.rstrip() == first or bullet.sub("", text, count=1).rstrip() == first
+                    text.rstrip() == first
+                    or bullet.sub("", text, count=1).rstrip() == first
+                    or _empty_bullet_then(text, lines[j + 1 : j + 2], first, bullet)
                 ):
                     line = j
                     break
