@@ -24,8 +24,16 @@ import bisect
 import re
 from collections.abc import Iterable
 
+from .blocktext import (
+    NO_REF_KINDS,
+    BeginBlocks,
+    begin_name,
+    closing_line,
+    directive,
+    fence_lines,
+    front_matter,
+)
 from .builtins import NO_REF_PROPERTIES, valid_property_key
-from .directives import NO_REF_KINDS, BeginBlocks, begin_name, directive, front_matter
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -221,7 +229,6 @@ def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
 # ---------------------------------------------------------------------------------------------
 # block structure
 
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)  # mldoc: may open or close a code fence
 # mldoc: a block line is a '-' bullet, or a line of '#'s then white space (a heading block), at
 # any indentation; a heading's '#'s (on a bullet), a task marker and a priority may follow.
 _MARKER = (
@@ -405,7 +412,7 @@ class _LogseqScan(Builder):
         """Whether a fence line opens a code fence. mldoc closes it at the next line that starts
         with ``` or ~~~ (either kind); without such a line there is no fence at all."""
         if self.fences is None:
-            self.fences = _fence_lines(self.text)
+            self.fences = fence_lines(self.text)
         lines, after_lines = self.fences
         after = bisect.bisect_right(lines, lineno)
         if after == len(lines):
@@ -474,19 +481,6 @@ class _LogseqScan(Builder):
         return close_outline(self.outline, self, self.tail)
 
 
-def _fence_lines(text: str) -> tuple[list[int], list[int]]:
-    """The lines that may open or close a code fence, and where the line after each starts."""
-    lines: list[int] = []
-    after: list[int] = []
-    lineno, pos = 0, 0
-    for m in _FENCE_LINE.finditer(text):
-        lineno, pos = lineno + text.count("\n", pos, m.start()), m.start()
-        end = text.find("\n", m.end())
-        lines.append(lineno)
-        after.append(len(text) + 1 if end < 0 else end + 1)
-    return lines, after
-
-
 def _after_html(text: str) -> str | None:
     """What follows the HTML a line starts with (mldoc reads it as a new paragraph), or None."""
     rest = None
@@ -551,7 +545,7 @@ def _content_refs(lines: list[str], first: int, out: list[Ref]) -> None:
 
     while i < len(lines):
         body = lines[i].lstrip(" \t")
-        end = _closing(lines, i, body)
+        end = closing_line(lines, i, body)
         if end is not None:
             flush()
             name = begin_name(body)
@@ -564,24 +558,6 @@ def _content_refs(lines: list[str], first: int, out: list[Ref]) -> None:
         paragraph.append(lines[i])
         i += 1
     flush()
-
-
-def _closing(lines: list[str], i: int, body: str) -> int | None:
-    """The line that closes a fence or a #+BEGIN block opened on line ``i``, or None."""
-    if body.startswith(("```", "~~~")):
-        return next(
-            (
-                j
-                for j in range(i + 1, len(lines))
-                if lines[j].lstrip(" \t").startswith(("```", "~~~"))
-            ),
-            None,
-        )
-    name = begin_name(body) if body.startswith("#+") else None
-    if name is None:
-        return None
-    found = BeginBlocks("\n".join(lines)).end_of(i, name)
-    return found[0] if found else None
 
 
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:

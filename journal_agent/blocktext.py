@@ -1,8 +1,11 @@
-"""Org-style lines in a Logseq page, as Logseq's parser (mldoc 1.5) reads them.
+"""A Logseq block's text beside its inline text, as Logseq's parser (mldoc 1.5) reads it.
 
-Why: three constructs change a page's block structure or its page properties, and the writer,
+Why: these constructs change a page's block structure or its page properties, and the writer,
 the registry and the backlinks must all see them as Logseq does (each checked against mldoc and
 Logseq's graph parser; tests/test_mldoc_conformance.py, tests/test_logseq_graph_oracle.py):
+
+* code fences: a line starting with ```` ``` ```` or ``~~~`` opens one, the next such line (of
+  either kind) closes it; without one there is no fence. Lines inside are never blocks.
 
 * ``#+BEGIN_NAME`` … ``#+END_NAME`` (any name, any case, at any indentation, the END line being
   the first one after the BEGIN that starts with ``#+END_NAME`` then white space or its end): one
@@ -24,6 +27,7 @@ import re
 
 #: Kinds of #+BEGIN blocks whose content holds no page reference.
 NO_REF_KINDS = frozenset({"src", "example", "comment", "export", "query"})
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
 _BEGIN_END = re.compile(r"^[ \t]*#\+(?P<be>begin|end)_(?P<name>\S+)", re.M | re.I)
 _BEGIN = re.compile(r"#\+begin_(?P<name>\S+)", re.I)
 _DIRECTIVE = re.compile(r"#\+(?P<key>[^:\s][^:]*):[ \t]*(?P<value>.*?)[ \t]*$")
@@ -87,3 +91,29 @@ def front_matter(lines: list[str]) -> tuple[list[Property], int] | None:
         return [], end + 1
     props = [(m.group("key"), m.group("value"), i) for i, m in enumerate(found, 1) if m]
     return props, end + 1
+
+
+def fence_lines(text: str) -> tuple[list[int], list[int]]:
+    """The lines that may open or close a code fence, and where the line after each starts."""
+    lines: list[int] = []
+    after: list[int] = []
+    lineno, pos = 0, 0
+    for m in _FENCE_LINE.finditer(text):
+        lineno, pos = lineno + text.count("\n", pos, m.start()), m.start()
+        end = text.find("\n", m.end())
+        lines.append(lineno)
+        after.append(len(text) + 1 if end < 0 else end + 1)
+    return lines, after
+
+
+def closing_line(lines: list[str], i: int, body: str) -> int | None:
+    """The line of ``lines`` that closes a fence or a #+BEGIN block opened on line ``i``
+    (``body``: that line without its indentation), or None if it opens none."""
+    if body.startswith(("```", "~~~")):
+        fences = (j for j in range(i + 1, len(lines)) if _FENCE_LINE.match(lines[j]))
+        return next(fences, None)
+    name = begin_name(body) if body.startswith("#+") else None
+    if name is None:
+        return None
+    found = BeginBlocks("\n".join(lines)).end_of(i, name)
+    return found[0] if found else None
