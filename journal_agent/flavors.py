@@ -85,6 +85,8 @@ class Flavor:
     journals_by_name: ClassVar[bool] = False
     #: Pages every vault of this flavor has, file or not.
     built_in_pages: ClassVar[tuple[str, ...]] = ()
+    #: ``.org`` files are org-mode pages (Logseq reads them; `org`).
+    org_pages: ClassVar[bool] = False
 
     @staticmethod
     def page_key(name: str) -> str:
@@ -164,6 +166,7 @@ class LogseqFlavor(Flavor):
     path_refs = True
     journals_by_name = True
     built_in_pages = BUILT_IN_PAGES
+    org_pages = True
     INDENTS: ClassVar[dict[str, str]] = {
         "tab": "\t",
         "two-spaces": "  ",

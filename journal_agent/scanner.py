@@ -430,7 +430,7 @@ class _LogseqScan(Builder):
         if found is None:
             return False
         self.flush()
-        _record_property(*found, lineno, block, self.outline, self.comma_properties)
+        record_property(*found, lineno, block, self.outline, self.comma_properties)
         return True
 
     def open_begin(self, lineno: int, body: str) -> bool:
@@ -462,7 +462,7 @@ class _LogseqScan(Builder):
         props, nlines = found
         block = preamble(self.outline, 0)
         for key, value, lineno in props:
-            _record_property(key, value, lineno, block, self.outline, self.comma_properties)
+            record_property(key, value, lineno, block, self.outline, self.comma_properties)
         block.end = nlines
         return sum(len(line) + 1 for line in lines[:nlines]), nlines
 
@@ -499,13 +499,13 @@ def _read_property(
     m = _PROPERTY_RE.match(body)
     if m is None:
         return False
-    _record_property(
+    record_property(
         m.group("key"), m.group("value") or "", lineno, block, outline, comma_properties
     )
     return True
 
 
-def _record_property(
+def record_property(
     key: str,
     value: str,
     lineno: int,
@@ -578,6 +578,12 @@ def split_property_list(value: str) -> list[str]:
         if item.strip():
             names.append(item.strip())
     return names
+
+
+def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:
+    """Append the references of Logseq Markdown inline text to ``out`` (for the org scanner,
+    which blanks the org-only constructs first)."""
+    _logseq_refs(text, lineno, out)
 
 
 def inline_refs(text: str, syntax: Syntax) -> list[Ref]:

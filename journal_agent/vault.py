@@ -20,6 +20,7 @@ from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
 from .files import MAX_PAGE_BYTES, inside, read_file
 from .flavors import Flavor, Settings, detect_flavor, flavor_named
+from .outline import line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .scanner import Outline, decode, scan
 from .titles import JournalNames
@@ -273,8 +274,15 @@ class Vault:
         )
 
     def parse_page(self, rel: str, data: bytes) -> Outline:
-        """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text."""
+        """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text. A Logseq graph's
+        ``.org`` pages are read as org-mode (`org`)."""
         text, bom = decode(data, rel)
+        if self.flavor.org_pages and rel.lower().endswith(".org"):
+            from .org import scan_org  # lazy: few graphs hold org pages
+
+            outline = scan_org(text, line_count(text), self.settings.comma_properties)
+            outline.text, outline.bom = text, bom
+            return outline
         return self.scan_text(text, bom)
 
     def read_page(self, rel: str) -> Outline:

@@ -43,8 +43,8 @@ GENERATED = 400
 SHOWN = 5  # mismatches spelled out in a failure message
 
 
-def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
-    """mldoc's outline of every text, in one node process."""
+def run_oracle(texts: list[str], fmt: str = "Markdown") -> list[dict[str, Any]]:
+    """mldoc's outline of every text (``fmt``: "Markdown" or "Org"), in one node process."""
     node = shutil.which("node")
     if node is None or not (ORACLE.parent / "node_modules" / "mldoc").is_dir():
         pytest.fail(
@@ -53,7 +53,7 @@ def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
         )
     proc = subprocess.run(
         [node, str(ORACLE)],
-        input=json.dumps({"texts": texts}),
+        input=json.dumps({"texts": texts, "format": fmt}),
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -70,7 +70,13 @@ def ours(text: str) -> dict[str, Any]:
     """Our scan in the oracle's shape."""
     outline = scan(text, "logseq")
     blocks = [
-        {"line": b.line, "level": b.level, "marker": b.marker, "refs": names(b.refs)}
+        {
+            "line": b.line,
+            "level": b.level,
+            "marker": b.marker,
+            "refs": names(b.refs),
+            "tags": list(b.tags),
+        }
         for b in outline.blocks
         if b.kind != "preamble"
     ]

@@ -1,13 +1,16 @@
-// Logseq's own parser as a test oracle. Reads {"texts": [string, ...]} on stdin and prints, for
+// Logseq's own parser as a test oracle. Reads {"texts": [string, ...], "format": "Markdown" or
+// "Org" (default Markdown)} on stdin and prints, for
 // each text, what Logseq's file graph makes of it: the page properties' refs and, for every block
 // (mldoc "Heading" node), its 0-based line, its level, its task marker and the page names it
 // references (inline refs of its title and body, and property-value refs as Logseq's graph
 // parser adds them: comma-separated values of alias/tags, page refs of other values).
 const {Mldoc} = require('mldoc');
-const CONFIG = JSON.stringify({toc: false, parse_outline_only: false, heading_number: false,
-  keep_line_break: true, format: "Markdown", heading_to_list: false,
+const config = format => JSON.stringify({toc: false, parse_outline_only: false,
+  heading_number: false, keep_line_break: true, format, heading_to_list: false,
   exporting_keep_properties: true, inline_type_with_pos: false,
   export_md_remove_options: [], hiccup_in_block: true});
+let CONFIG = config("Markdown");
+let ORG = false;
 const COMMA = new Set(["alias", "aliases", "tags"]);
 // Built-in properties whose values are no references (graph_parser/property.cljs: editable and
 // hidden built-in properties but alias/aliases/tags), and the keys Logseq drops as invalid
@@ -53,6 +56,10 @@ function collect(x, acc) {
   if (tag === "Link") {
     const url = x[1].url;
     if (url[0] === "Page_ref") acc.push(url[1]);
+    // graph_parser/block.cljs get-page-reference: in org, [[page][label]] is a Search link to
+    // the page (not to a local asset), and [[file:…][Label]] refers to the page of its label
+    if (ORG && url[0] === "Search" && !/^[./]*assets/.test(url[1])) acc.push(url[1]);
+    if (ORG && url[0] === "File" && x[1].label.length && x[1].label[0][0] === "Plain") acc.push(x[1].label[0][1]);
     if (url[0] === "Block_ref" && blockRef(url[1])) acc.push(blockRef(url[1]));
     return acc;
   }
@@ -96,8 +103,12 @@ function outline(text) {
     if (node[0] === "Heading") {
       const h = node[1];
       current = {line: lineOf(pos.start_pos), level: h.level, marker: h.marker || null,
-                 refs: collect(h.title, [])};
+                 refs: collect(h.title, []), tags: h.tags || []};
       result.blocks.push(current);
+    } else if (current && node[0] === "Property_Drawer") {
+      // a block's properties are its first drawer (block.cljs extract-blocks keeps that one)
+      if (!current.drawer) propertyRefs(node[1], current.refs);
+      current.drawer = true;
     } else if (current) {
       collect(node, current.refs);
     } else if (node[0] === "Property_Drawer") {
@@ -108,7 +119,7 @@ function outline(text) {
       propertyRefs([[node[1], node[2], refs]], result.page_refs);
     }
   }
-  for (const b of result.blocks) b.refs.sort();
+  for (const b of result.blocks) { b.refs.sort(); delete b.drawer; }
   result.page_refs.sort();
   return result;
 }
@@ -116,7 +127,9 @@ function outline(text) {
 let input = "";
 process.stdin.on("data", d => input += d);
 process.stdin.on("end", () => {
-  const {texts} = JSON.parse(input);
+  const {texts, format} = JSON.parse(input);
+  CONFIG = config(format || "Markdown");
+  ORG = format === "Org";
   // mldoc does not strip a byte-order mark; Logseq reads files without it.
   process.stdout.write(JSON.stringify(texts.map(t => outline(t.replace(/^\uFEFF/, "")))));
 });
