@@ -318,6 +318,28 @@ def _fence(rng: random.Random, indent: str) -> list[str]:
     return lines
 
 
+BEGIN_KINDS = ["QUOTE", "NOTE", "TIP", "SRC python", "EXAMPLE", "QUERY", "COMMENT", "EXPORT html"]
+
+
+def _begin_block(rng: random.Random, indent: str) -> list[str]:
+    """A #+BEGIN_… block: its content's ``- x`` lines are no blocks; some kinds hold no refs;
+    one without its END is text (and ``#+BEGIN_X`` a tag)."""
+    kind = rng.choice(BEGIN_KINDS)
+    name = kind.split()[0]
+    begin = "#+" + rng.choice(["BEGIN_", "begin_"]) + kind
+    body = [indent + rng.choice(["- ", "", "  "]) + _inline(rng) for _ in range(rng.randint(0, 3))]
+    end = [] if rng.random() < 0.1 else [indent + rng.choice(["#+END_", "#+end_"]) + name]
+    return [indent + begin, *body, *end]
+
+
+def _front_line(rng: random.Random) -> str:
+    name = rng.choice(PAGE_NAMES).replace(",", "")
+    return rng.choice(
+        [f"title: {name}", f"alias: {name}", f"tags: {name}, [[{rng.choice(MULTI_WORD)}]]"]
+        + [f"{rng.choice(['type', 'source', 'Odd_Key'])}: [[{name}]]"]
+    )
+
+
 def _task_lines(rng: random.Random, cont: str) -> list[str]:
     """What Logseq writes under a task: a schedule or deadline, and a logbook."""
     lines = []
@@ -354,6 +376,8 @@ class _Page:
                 self.lines += _fence(rng, cont)
             elif r < 0.25:
                 self.lines.append(cont + "#" * rng.randint(1, 4) + " " + _inline(rng))
+            elif r < 0.3:
+                self.lines += _begin_block(rng, cont)
             else:
                 self.lines.append(cont + _inline(rng) + rng.choice(["", "", "", " ", "  "]))
         if rng.random() < 0.06:
@@ -376,13 +400,22 @@ class _Page:
             self.lines.append(indent + "- " + "#" * rng.randint(1, 3) + " " + _inline(rng))
         elif r < 0.16:
             self.lines.append(indent + "-\t" + _inline(rng))
+        elif r < 0.18:
+            block = _begin_block(rng, cont)
+            self.lines += [indent + "- " + block[0].lstrip(" \t"), *block[1:]]
         else:
             self.lines.append(indent + "- " + _marker(rng) + _inline(rng))
 
     def preamble(self) -> None:
         rng = self.rng
         if rng.random() < 0.3:
-            self.lines += [_property(rng, page=True) for _ in range(rng.randint(1, 4))]
+            r = rng.random()
+            if r < 0.15:  # YAML front matter: key: value lines between --- lines
+                self.lines += ["---", *(_front_line(rng) for _ in range(rng.randint(0, 3))), "---"]
+            elif r < 0.25:  # org-style directives
+                self.lines += [f"#+{_property(rng, page=True).replace('::', ':', 1)}"]
+            else:
+                self.lines += [_property(rng, page=True) for _ in range(rng.randint(1, 4))]
             if rng.random() < 0.5:
                 self.lines.append("")
 
