@@ -51,20 +51,33 @@ def parse_day(value: str | dt.date | None) -> dt.date:
 
 @dataclass
 class PagesResult:
-    """Every page of a vault an agent may link, and what could not be read."""
+    """Every page of a vault an agent may link, and what could not be read. ``links``: where
+    notes share a name (Obsidian), by path, the link text that opens each one from today's
+    journal page (``[[Work/Meeting]]``); a page absent from it is linked by its title."""
 
     pages: list[Page]
     warnings: list[str] = field(default_factory=list)
+    links: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"pages": [p.to_json() for p in self.pages]}
+        return {"pages": [self._entry(p) for p in self.pages]}
+
+    def _entry(self, page: Page) -> dict[str, Any]:
+        entry = page.to_json()
+        if page.path in self.links:
+            entry["link"] = self.links[page.path]
+        return entry
 
 
 def pages(*, vault: VaultArg = None) -> PagesResult:
     """The pages of ``vault`` an agent may link: titles, files and aliases, sorted by title (an
     alias is listed with its page, not as a page of its own)."""
-    registry, warnings = load_registry(_vault(vault))
-    return PagesResult([p for p in registry if p.origin != "alias"], warnings)
+    v = _vault(vault)
+    registry, warnings = load_registry(v)
+    seen = registry.seen_from(v.journal_page(dt.date.today()).path)
+    listed = [p for p in registry if p.origin != "alias"]
+    links = {p.path: text for p in listed if p.path and (text := seen.link_text(p)) != p.title}
+    return PagesResult(listed, warnings, links)
 
 
 @dataclass

@@ -278,7 +278,14 @@ def cmd_lint(args: argparse.Namespace) -> Any:
 
 
 def text_pages(result: dict[str, Any]) -> str:
-    rows = [(p["title"], p["path"] or "-", ", ".join(p["aliases"])) for p in result["pages"]]
+    rows = [
+        (
+            p["title"] + (f" (link as [[{p['link']}]])" if "link" in p else ""),
+            p["path"] or "-",
+            ", ".join(p["aliases"]),
+        )
+        for p in result["pages"]
+    ]
     return _table(("title", "path", "aliases"), rows)
 
 

@@ -90,6 +90,7 @@ def _mentions(
     out: list[Mention] = []
     path_refs: list[tuple[str, ...]] = []
     meta: dict[str, None] = {}
+    lines: list[str] = []  # the page's lines, split on first need
     for block in outline.blocks:
         own = [r.target for r in block.refs if r.kind in kinds]
         props = block.properties
@@ -102,16 +103,42 @@ def _mentions(
             extra = flavor.meta_pages(props, block.marker, block.priority, settings)
             meta.update(dict.fromkeys(extra))
             own += extra
+        if not inherit:  # the links themselves: one mention per line that links
+            out.extend(_link_lines(outline, block, kinds, lines))
+            continue
         names = flavor.with_namespaces(own) if own else ()
-        if inherit:
-            inherited = path_refs[block.parent] if block.parent >= 0 else ()
-            names = inherited + tuple(n for n in names if n not in inherited)
-            path_refs.append(names)
+        inherited = path_refs[block.parent] if block.parent >= 0 else ()
+        names = inherited + tuple(n for n in names if n not in inherited)
+        path_refs.append(names)
         if names:
             resolution = is_resolution(block)
             text = block.text or _first_text(outline, block)
             out.extend((name, block.line, resolution, text) for name in names)
     return out, tuple(meta)
+
+
+def _link_lines(
+    outline: Outline, block: Block, kinds: frozenset[str], lines: list[str]
+) -> list[Mention]:
+    """Obsidian's backlinks are the links themselves: a mention per line of the block that
+    links a page (the block's first line shows as the block's text), none inherited.
+    ``lines``: the page's lines, filled on first need."""
+    refs = [r for r in block.refs if r.kind in kinds]
+    if block.kind == "preamble":
+        refs = [r for r in outline.page_refs if r.kind in kinds] + refs
+    if not refs:
+        return []
+    resolution = is_resolution(block)
+    out: list[Mention] = []
+    for ref in refs:
+        if ref.line == block.line and block.text:
+            text = block.text
+        else:
+            if not lines:
+                lines.extend(outline.text.split("\n"))
+            text = lines[ref.line].strip()
+        out.append((ref.target, ref.line, resolution, text))
+    return out
 
 
 def _first_text(outline: Outline, block: Block) -> str:

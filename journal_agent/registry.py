@@ -129,6 +129,11 @@ class PageRegistry:
         """The identity of the page the file ``rel`` is."""
         return self.key(facts.title)
 
+    def link_text(self, page: Page) -> str:
+        """What to write in ``[[…]]`` (in the `source` file) to link ``page``: its title, or,
+        where notes share a name (Obsidian), the shortest path that opens this one."""
+        return page.title
+
     def alias_owner(self, name: str) -> Page | None:
         """The page that has ``name`` as an alias (Obsidian: to suggest ``[[Real|Alias]]``)."""
         key = self.key(name)

@@ -47,10 +47,11 @@ class WikiPages(PageRegistry):
         key = self.key(name).removesuffix(".md")
         if not key:
             return None
+        folder = self.key(_folder(source))
         if key.startswith(("./", "../", "/")):
-            return self._by_path.get(_join(_folder(source), key))
-        if source and "/" in source:
-            found = self._by_path.get(_join(_folder(source), key))
+            return self._by_path.get(_join(folder, key))
+        if folder:
+            found = self._by_path.get(_join(folder, key))
             if found is not None:
                 return found
         found = self._by_path.get(key)
@@ -72,6 +73,14 @@ class WikiPages(PageRegistry):
 
     def alias_owner(self, name: str) -> Page | None:
         return self._aliases.get(self.key(name))
+
+    def link_text(self, page: Page) -> str:
+        parts = _without_extension(page.path or page.title).split("/")
+        for i in range(len(parts) - 1, -1, -1):  # the name, then longer and longer paths
+            text = "/".join(parts[i:])
+            if self.resolve(text) is page:
+                return text
+        return "/" + "/".join(parts)
 
     def _matches(self, key: str) -> list[Page]:
         """Notes of that base name, or whose path ends with that path, best first."""
