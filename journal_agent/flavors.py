@@ -26,7 +26,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -41,6 +41,21 @@ from .scanner import COMMA_PROPERTIES, Syntax, split_property_list
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def wiki_key(name: str) -> str:
+    """The key Obsidian and plain Markdown compare names by: case-insensitive, NFC, surrounding
+    spaces ignored."""
+    return unicodedata.normalize("NFC", name.strip()).lower()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def logseq_key(name: str) -> str:
+    """Logseq's ``:block/name`` (``gp-util/page-name-sanity-lc``): lower-cased, one leading
+    and one trailing ``/`` dropped, NFC; no other trimming (``[[X ]]`` is another page)."""
+    key = name.lower().removeprefix("/").removesuffix("/")
+    return unicodedata.normalize("NFC", key)
 
 
 @dataclass(frozen=True)
@@ -88,10 +103,8 @@ class Flavor:
     #: ``.org`` files are org-mode pages (Logseq reads them; `org`).
     org_pages: ClassVar[bool] = False
 
-    @staticmethod
-    def page_key(name: str) -> str:
-        """The key names compare by: case-insensitive, NFC, surrounding spaces ignored."""
-        return _wiki_key(name)
+    #: The key page names compare by (`wiki_key`, `logseq_key`).
+    page_key = staticmethod(wiki_key)
 
     def meta_pages(
         self, props: Mapping[str, object], marker: str | None, priority: str | None, s: Settings
@@ -100,7 +113,7 @@ class Flavor:
         beyond the references in its text (none, but in Logseq)."""
         return []
 
-    def with_namespaces(self, names: Iterable[str]) -> tuple[str, ...]:
+    def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
         """The page names a block's references name, with the namespace parents they also
         name (none, but in Logseq), each once, in order."""
         return tuple(dict.fromkeys(names))
@@ -212,9 +225,7 @@ class LogseqFlavor(Flavor):
             ),
         )
 
-    @staticmethod
-    def page_key(name: str) -> str:
-        return _logseq_key(name)
+    page_key = staticmethod(logseq_key)
 
     def meta_pages(
         self, props: Mapping[str, object], marker: str | None, priority: str | None, s: Settings
@@ -231,7 +242,9 @@ class LogseqFlavor(Flavor):
             )
         return names
 
-    def with_namespaces(self, names: Iterable[str]) -> tuple[str, ...]:
+    def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
+        if "/" not in "".join(names):
+            return tuple(dict.fromkeys(names))
         out: dict[str, None] = {}
         for name in names:
             out[name] = None
@@ -265,19 +278,6 @@ class LogseqFlavor(Flavor):
         if "___" in name or "_/" in name or "/_" in name:
             name = name.replace("_", "%5F")
         return name.replace("/", "___")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _wiki_key(name: str) -> str:
-    return unicodedata.normalize("NFC", name.strip()).lower()
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _logseq_key(name: str) -> str:
-    """``:block/name`` (``gp-util/page-name-sanity-lc``): lower-cased, one leading and one
-    trailing ``/`` dropped, NFC; no other trimming."""
-    key = name.lower().removeprefix("/").removesuffix("/")
-    return unicodedata.normalize("NFC", key)
 
 
 _NESTED_NAME = re.compile(r"\[\[([^\[\]]+)\]\]")

@@ -147,13 +147,13 @@ def build_logseq_pages(index: Index) -> LogseqPages:
             if page.path is None:
                 page.origin = "alias"  # a namespace parent too: it shows the declaring page
     meta = {key_of(n) for f in index.files.values() for n in f.meta}
-    for f in index.files.values():
-        for name, *_ in f.mentions:
-            key = key_of(name)
-            if key not in pages and key:
-                title, day = title_of(name)
-                origin: PageOrigin = "meta" if key in meta else "reference"
-                pages[key] = Page(title, None, date=day, origin=origin)
+    named = dict.fromkeys(m[0] for f in index.files.values() for m in f.mentions)
+    for name in named:  # in the order first referenced
+        key = key_of(name)
+        if key not in pages and key:
+            title, day = title_of(name)
+            origin: PageOrigin = "meta" if key in meta else "reference"
+            pages[key] = Page(title, None, date=day, origin=origin)
     for name in flavor.built_in_pages:
         key = key_of(name)
         page = pages.setdefault(key, Page(name, None, origin="builtin"))

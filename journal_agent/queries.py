@@ -96,33 +96,34 @@ class Graph:
         self.registry = registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
         wanted = self._page(only) if only is not None else None
-        for page in registry:
-            if only is not None and page is not wanted:
-                continue
-            if registry.key(page.title) not in exclude:
-                self.topics.setdefault(registry.identity(page), Topic(page))
-        with paused_gc():
+        with paused_gc():  # every topic and backlink built here lives until the answer
+            for page in registry:
+                if only is not None and page is not wanted:
+                    continue
+                if not exclude or registry.key(page.title) not in exclude:
+                    self.topics.setdefault(registry.identity(page), Topic(page))
             self._collect()
 
     def _collect(self) -> None:
         registry, topics = self.registry, self.topics
         by_folder = registry.wiki  # Obsidian resolves a name from the linking note's folder
-        memo: dict[tuple[str, str], list[tuple[str, Topic]]] = {}
+        memos: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
         for rel, facts in self.index.files.items():
             own = registry.file_identity(rel, facts)  # a page's references to itself do not count
-            folder = rel.rpartition("/")[0] if by_folder else ""
+            memo = memos.setdefault(rel.rpartition("/")[0] if by_folder else "", {})
             for target, line, resolution, text in facts.mentions:
-                found = memo.get((target, folder))
+                found = memo.get(target)
                 if found is None:
                     keys = registry.targets(target, rel)
-                    found = memo[(target, folder)] = [(k, topics[k]) for k in keys if k in topics]
+                    found = memo[target] = [(k, topics[k]) for k in keys if k in topics]
                 for key, topic in found:
                     if key != own:
                         topic.backlinks.append(
                             Backlink(facts.date, facts.title, rel, line, text, resolution)
                         )
         for topic in topics.values():
-            topic.backlinks = _dedupe(topic.backlinks)
+            if len(topic.backlinks) > 1:
+                topic.backlinks = _dedupe(topic.backlinks)
 
     def _page(self, name: str) -> Page | None:
         """The page a topic name given on its own means; `AmbiguousPage` if several notes share

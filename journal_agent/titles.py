@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from functools import lru_cache
 
 from .dates import MONTHS, WEEKDAYS, DateFormat
 from .errors import BadDateFormat
@@ -32,6 +31,7 @@ _TOKEN = re.compile(r"do|([A-Za-z])\1*|'(?:''|[^'])*'?|.", re.DOTALL)
 _MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS)}, key=len, reverse=True))
 _DAY_NAMES = "|".join(sorted({*WEEKDAYS, *(w[:3] for w in WEEKDAYS)}, key=len, reverse=True))
 _MONTH_NUMBER = {n.lower(): i for i, m in enumerate(MONTHS, 1) for n in (m, m[:3])}
+_DIGIT = re.compile(r"[0-9]")
 
 
 class _Lenient:
@@ -99,12 +99,18 @@ class JournalNames:
                 self.parsers.append(_Lenient(pattern))
             except ValueError:
                 self.parsers.append(self.title if pattern == title_format else _strict(pattern))
-        self.day_of = lru_cache(maxsize=1 << 14)(self._day_of)
+        self._days: dict[str, datetime.date | None] = {}
+
+    def day_of(self, name: str) -> datetime.date | None:
+        """The day a page name names (Logseq's ``journal-title->int``), or None."""
+        if not _DIGIT.search(name):
+            return None  # every journal title holds its year in digits
+        found = self._days.get(name, False)
+        if found is False:
+            found = self._days[name] = self._day_of(name)
+        return found  # type: ignore[return-value]
 
     def _day_of(self, name: str) -> datetime.date | None:
-        """The day a page name names (Logseq's ``journal-title->int``), or None."""
-        if not name or not any(c.isdigit() for c in name):
-            return None  # every journal title holds its year in digits
         text = _sanitize(name)
         for parser in self.parsers:
             found = (
