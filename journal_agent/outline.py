@@ -50,7 +50,9 @@ class Block:
 
     line: int  # first line (0-based)
     end: int  # one past the last line of this block's own text (children excluded)
-    level: int  # indentation as the outliner counts it: 1 + indent width (mldoc's level)
+    #: Logseq's level: 1 + indent width for a bullet (mldoc's level), 1 for a heading without a
+    #: bullet however indented (the graph parser's); it decides the block's parent.
+    level: int
     depth: int  # depth in the tree: 0 for a top-level block
     parent: int  # index of the parent block in `Outline.blocks`, -1 at top level
     kind: Literal["bullet", "heading", "preamble"]

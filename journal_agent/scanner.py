@@ -338,8 +338,8 @@ class _LogseqScan(Builder):
             indent, rest, hashes, marker, priority, title = m.groups()
             block = self.open(
                 lineno,
-                len(indent) + 1,
-                indent,
+                1 if hashes else len(indent) + 1,  # a heading without a bullet is at level 1,
+                indent,  # however indented (Logseq's graph parser: block.cljs construct-block)
                 "heading" if hashes else "bullet",
                 (rest if hashes else rest[1:]).strip(),
                 marker,

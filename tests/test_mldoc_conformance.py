@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent.scanner import Ref, decode, scan
+from journal_agent.scanner import Block, Ref, decode, scan
 
 from .outline_gen import logseq_page
 
@@ -69,10 +69,11 @@ def run_oracle(texts: list[str], fmt: str = "Markdown") -> list[dict[str, Any]]:
 def ours(text: str) -> dict[str, Any]:
     """Our scan in the oracle's shape."""
     outline = scan(text, "logseq")
+    lines = text.split("\n")
     blocks = [
         {
             "line": b.line,
-            "level": b.level,
+            "level": mldoc_level(b, lines[b.line]),
             "marker": b.marker,
             "refs": names(b.refs),
             "tags": list(b.tags),
@@ -81,6 +82,14 @@ def ours(text: str) -> dict[str, Any]:
         if b.kind != "preamble"
     ]
     return {"page_refs": names(outline.page_refs), "blocks": blocks}
+
+
+def mldoc_level(block: Block, line: str) -> int:
+    """mldoc's level of a block: 1 + its indentation (our outline keeps the graph parser's
+    level, which is 1 for a heading without a bullet however indented)."""
+    if block.kind == "heading":
+        return len(line) - len(line.lstrip(" \t")) + 1
+    return block.level
 
 
 def names(refs: list[Ref]) -> list[str]:
