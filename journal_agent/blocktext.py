@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 
 #: Kinds of #+BEGIN blocks whose content holds no page reference.
 NO_REF_KINDS = frozenset({"src", "example", "comment", "export", "query"})
@@ -117,3 +118,57 @@ def closing_line(lines: list[str], i: int, body: str) -> int | None:
         return None
     found = BeginBlocks("\n".join(lines)).end_of(i, name)
     return found[0] if found else None
+
+
+def content_paragraphs(lines: list[str], first: int, read: Callable[[str, int], None]) -> None:
+    """Hand each paragraph of a #+BEGIN block's text to ``read`` (its text, its first line's
+    number; ``first``: the number of the block's first line), minus code fences and #+BEGIN
+    blocks of kinds that hold no reference, both closed within the text: mldoc reads the text as
+    a document of its own, without blocks."""
+    paragraph: list[str] = []
+    start, i = first, 0
+    while i < len(lines):
+        body = lines[i].lstrip(" \t")
+        end = closing_line(lines, i, body)
+        if end is None:
+            if not paragraph:
+                start = first + i
+            paragraph.append(lines[i])
+            i += 1
+            continue
+        if paragraph:
+            read("\n".join(paragraph).rstrip(), start)
+            paragraph = []
+        name = begin_name(body)
+        if name is not None and name.lower() not in NO_REF_KINDS:
+            content_paragraphs(lines[i + 1 : end], first + i + 1, read)
+        i = end + 1
+    if paragraph:
+        read("\n".join(paragraph).rstrip(), start)
+
+
+# SCHEDULED: <2024-01-05 Fri>, <2024-01-05 Fri 10:00 +1w>, CLOCK: [2024-01-05 Fri 10:00:00]
+_TIMESTAMP = re.compile(
+    r"(?:(?:SCHEDULED|DEADLINE|CLOSED|CLOCK):[ \t]*)?[<\[][0-9]{4}-[0-9]{2}-[0-9]{2} [A-Za-z]"
+)
+
+
+def timestamp_start(text: str) -> int | None:
+    """Where the first timestamp of a paragraph starts, if it is on its first line."""
+    if "-" not in text or (m := _TIMESTAMP.search(text)) is None or "\n" in text[: m.start()]:
+        return None
+    return m.start()
+
+
+def split_property_list(value: str) -> list[str]:
+    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``)."""
+    names = []
+    for item in value.split(","):
+        item = item.strip()
+        if item.startswith("#"):
+            item = item[1:]
+        if item.startswith("[[") and item.endswith("]]"):
+            item = item[2:-2]
+        if item.strip():
+            names.append(item.strip())
+    return names

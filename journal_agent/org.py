@@ -28,7 +28,7 @@ import re
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
-from .scanner import logseq_inline_refs, record_property
+from .scanner import logseq_inline_refs, record_property, timestamp_first
 
 _HEADLINE = re.compile(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
@@ -186,6 +186,9 @@ class _OrgScan(Builder):
         return end + 1
 
     def flush(self) -> None:
-        if self.paragraph:
-            org_refs("\n".join(self.paragraph).rstrip(), self.start, self.blocks[-1].refs)
+        """Read the waiting paragraph, unless it starts with a timestamp (a schedule: the graph
+        parser keeps no reference of it)."""
+        text = "\n".join(self.paragraph).rstrip()
+        if text and not timestamp_first(text):
+            org_refs(text, self.start, self.blocks[-1].refs)
         self.paragraph = []

@@ -28,11 +28,13 @@ from .blocktext import (
     NO_REF_KINDS,
     BeginBlocks,
     begin_name,
-    closing_line,
+    content_paragraphs,
     directive,
     fence_lines,
     front_matter,
+    timestamp_start,
 )
+from .blocktext import split_property_list as split_property_list
 from .builtins import NO_REF_PROPERTIES, valid_property_key
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
@@ -296,6 +298,7 @@ class _LogseqScan(Builder):
         "paragraph",
         "paragraph_start",
         "begins",
+        "drawer_done",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -312,6 +315,7 @@ class _LogseqScan(Builder):
         self.paragraph: list[str] = []  # lines of the body text not yet scanned
         self.paragraph_start = 0
         self.begins: BeginBlocks | None = None  # see `open_begin`
+        self.drawer_done = False  # the current block's first property drawer has ended
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -344,7 +348,7 @@ class _LogseqScan(Builder):
                 (rest if hashes else rest[1:]).strip(),
                 marker,
             )  # after a '-'
-            self.in_props = True
+            self.in_props, self.drawer_done = True, False
             block.priority = priority
             if not title.startswith(("<", "```", "~~~", "#+")):
                 if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
@@ -382,17 +386,11 @@ class _LogseqScan(Builder):
         if not self.blocks:
             preamble(self.outline, lineno)
         block, body = self.blocks[-1], line.lstrip(" \t")
-        if (
-            self.in_props
-            and body
-            and _read_property(body, lineno, block, self.outline, self.comma_properties)
-        ):
-            if self.paragraph:  # the rest of a line after an HTML block ends at a property
-                self.flush()
+        if body and "::" in body and self.property_line(lineno, body, block):
             return
         if body.startswith("#+") and self.hash_plus(lineno, body, block):
             return
-        self.in_props = False
+        self.end_properties(block)
         if (
             body.startswith(("```", "~~~"))
             and self.open_fence(lineno)
@@ -420,11 +418,33 @@ class _LogseqScan(Builder):
         self.fence_end, self.resume = lines[after], after_lines[after]
         return True
 
+    def property_line(self, lineno: int, body: str, block: Block) -> bool:
+        """A ``key:: value`` line. mldoc makes a property drawer of such lines anywhere in a
+        block's text, and Logseq's graph parser keeps the block's first drawer only (a later
+        one holds no reference: block.cljs extract-blocks); the page's properties are those
+        before any other line."""
+        if not self.in_props and (block.kind == "preamble" or self.drawer_done):
+            if block.kind == "preamble" or _PROPERTY_RE.match(body) is None:
+                return False
+            self.flush()  # a later drawer: its lines are no text, and no references
+            return True
+        if not _read_property(body, lineno, block, self.outline, self.comma_properties):
+            return False
+        self.flush()  # the rest of a line after an HTML block, or text, ends at a property
+        self.in_props = True
+        return True
+
+    def end_properties(self, block: Block) -> None:
+        """A line that is no property: the block's first property drawer, if any, has ended."""
+        if self.in_props:
+            self.in_props = False
+            self.drawer_done = self.drawer_done or bool(block.properties)
+
     def hash_plus(self, lineno: int, body: str, block: Block) -> bool:
         """A ``#+`` line: a #+BEGIN block that opens, or a directive before the first block (a
         page property); False if it is text."""
         if self.open_begin(lineno, body):
-            self.in_props = False
+            self.end_properties(block)
             return True
         found = directive(body) if block.kind == "preamble" else None
         if found is None:
@@ -449,7 +469,8 @@ class _LogseqScan(Builder):
         self.fence_end, self.resume = found
         if name.lower() not in NO_REF_KINDS:
             lines = self.text.split("\n", self.fence_end)[lineno + 1 : self.fence_end]
-            _content_refs(lines, lineno + 1, self.blocks[-1].refs)
+            block = self.blocks[-1]
+            content_paragraphs(lines, lineno + 1, lambda t, n: _logseq_refs(t, n, block.refs))
         return True
 
     def front_matter(self) -> tuple[int, int]:
@@ -467,11 +488,23 @@ class _LogseqScan(Builder):
         return sum(len(line) + 1 for line in lines[:nlines]), nlines
 
     def flush(self) -> None:
-        """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines)."""
+        """Scan the waiting paragraph as a whole, as mldoc does (emphasis may span its lines).
+        One that starts with a timestamp is the block's schedule to Logseq's graph parser,
+        which keeps no reference of it (block.cljs ``paragraph-timestamp-block?``)."""
         if self.paragraph:
             text = "\n".join(self.paragraph).rstrip()
-            _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs)
+            if not timestamp_first(text) or self.after_blank_title():
+                _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs)
         self.paragraph = []
+
+    def after_blank_title(self) -> bool:
+        """Whether the waiting paragraph follows a bullet of white space only (``- ``): mldoc
+        starts the paragraph with that space, so nothing can come first in it."""
+        block = self.blocks[-1]
+        if block.text or block.kind != "bullet" or self.paragraph_start != block.line + 1:
+            return False
+        line = self.text.split("\n", block.line + 1)[block.line].lstrip(" \t")
+        return len(line) > 1 and not line[1:].strip()
 
     def finish(self, nlines: int) -> Outline:
         """Scan the last paragraph; end the last block, and every open subtree at ``tail``."""
@@ -479,6 +512,13 @@ class _LogseqScan(Builder):
         last = self.blocks[-1]  # every page has a line, so a block
         last.end = trim_end(nlines, last.line, nlines - self.text.endswith("\n"))
         return close_outline(self.outline, self, self.tail)
+
+
+def timestamp_first(text: str) -> bool:
+    """Whether a paragraph's first or second inline piece (after its first plain text) is a
+    timestamp: nothing but plain text, on its first line, comes before one."""
+    start = timestamp_start(text)
+    return start is not None and next(iter(_inline_matches(text[:start])), None) is None
 
 
 def _after_html(text: str) -> str | None:
@@ -531,53 +571,10 @@ def record_property(
         _property_refs(value, lineno, refs)
 
 
-def _content_refs(lines: list[str], first: int, out: list[Ref]) -> None:
-    """The references in the text of a #+BEGIN block (``first``: its first line's number): its
-    paragraphs, minus code fences and #+BEGIN blocks of kinds that hold none, both closed within
-    the text (mldoc reads it as a document of its own, without blocks)."""
-    paragraph: list[str] = []
-    start, i = first, 0
-
-    def flush() -> None:
-        if paragraph:
-            _logseq_refs("\n".join(paragraph).rstrip(), start, out)
-            paragraph.clear()
-
-    while i < len(lines):
-        body = lines[i].lstrip(" \t")
-        end = closing_line(lines, i, body)
-        if end is not None:
-            flush()
-            name = begin_name(body)
-            if name is not None and name.lower() not in NO_REF_KINDS:
-                _content_refs(lines[i + 1 : end], first + i + 1, out)
-            i = end + 1
-            continue
-        if not paragraph:
-            start = first + i
-        paragraph.append(lines[i])
-        i += 1
-    flush()
-
-
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
     """The references of a property value (mldoc sees none in a "quoted" value)."""
     if not (value.startswith('"') and value.endswith('"')):
         _logseq_refs(value, lineno, out, "property")
-
-
-def split_property_list(value: str) -> list[str]:
-    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``)."""
-    names = []
-    for item in value.split(","):
-        item = item.strip()
-        if item.startswith("#"):
-            item = item[1:]
-        if item.startswith("[[") and item.endswith("]]"):
-            item = item[2:-2]
-        if item.strip():
-            names.append(item.strip())
-    return names
 
 
 def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:

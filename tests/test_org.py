@@ -54,6 +54,7 @@ def test_org_constructs_match_mldoc() -> None:
             "* q\n#+BEGIN_QUOTE\n- [[Quoted]]\n#+END_QUOTE\n#+BEGIN_SRC\n[[No]]\n#+END_SRC\n",
             "*\n* DONE\n*not a headline [[N]]\n- list [[L]]\n** title :notag: more\n",
             "text before [[Pre]]\n* [[https://x.com][web]] {{embed [[E]]}} #[[Multi word]]\n",
+            "* TODO t\nSCHEDULED: <2024-01-05 Fri>\n[[Dropped]] with the schedule\n\n[[Kept]]\n",
         ]
     )
 

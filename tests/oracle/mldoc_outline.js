@@ -109,6 +109,10 @@ function outline(text) {
       // a block's properties are its first drawer (block.cljs extract-blocks keeps that one)
       if (!current.drawer) propertyRefs(node[1], current.refs);
       current.drawer = true;
+    } else if (current && node[0] === "Paragraph" && [node[1][0], node[1][1]].some(
+      n => n && n[0] === "Timestamp")) {
+      // a block's schedule: the graph parser keeps no reference of it (block.cljs
+      // paragraph-timestamp-block?)
     } else if (current) {
       collect(node, current.refs);
     } else if (node[0] === "Property_Drawer") {
