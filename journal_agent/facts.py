@@ -8,8 +8,10 @@ through a link in its text, and in Logseq also through its property keys, task m
 priority (`flavors.Flavor.meta_pages`), the namespace parents of each name as written
 (`flavors.Flavor.with_namespaces`), and the names its ancestor blocks reference (path-refs,
 `flavors.Flavor.path_refs`): a ``DONE`` child under a bullet about ``[[X]]`` is part of X's
-linked references. Which reference kinds are backlinks, and how aliases are written, are the
-flavor's rules too.
+linked references. Logseq shows such a block only under an ancestor that refers to the page
+itself; where it shows blocks under other parents than their levels give (`outline.Builder`),
+only the names the block or one of those shown ancestors refers to count. Which reference
+kinds are backlinks, and how aliases are written, are the flavor's rules too.
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ def _mentions(
     path_refs: list[tuple[str, ...]] = []
     meta: dict[str, None] = {}
     lines: list[str] = []  # the page's lines, split on first need
+    shown: list[frozenset[str] | set[str]] = []  # per block, what it or a shown ancestor names
     for block in outline.blocks:
         own = [r.target for r in block.refs if r.kind in kinds]
         props = block.properties
@@ -108,8 +111,13 @@ def _mentions(
             continue
         names = flavor.with_namespaces(own) if own else ()
         inherited = path_refs[block.parent] if block.parent >= 0 else ()
+        if outline.regrouped:  # shown only under a shown ancestor that refers to them
+            above = shown[block.shown_parent] if block.shown_parent >= 0 else frozenset()
+            shown.append(above | set(names))
         names = inherited + tuple(n for n in names if n not in inherited)
         path_refs.append(names)
+        if outline.regrouped:
+            names = tuple(n for n in names if n in shown[-1])
         if names:
             resolution = is_resolution(block)
             text = block.text or _first_text(outline, block)

@@ -37,7 +37,7 @@ from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .files import read_text
 from .ownconfig import OWN_CONFIG, OwnConfig
-from .scanner import COMMA_PROPERTIES, Syntax, split_property_list
+from .scanner import COMMA_PROPERTIES, Syntax, comma_names
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
@@ -253,7 +253,7 @@ class LogseqFlavor(Flavor):
         return tuple(out)
 
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
-        return split_property_list(str(props.get("alias", "")))
+        return comma_names(str(props.get("alias", "")))
 
     def title_from_properties(self, props: dict[str, Any]) -> str | None:
         return str(props.get("title") or "").strip() or None

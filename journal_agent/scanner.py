@@ -166,7 +166,7 @@ def _inline_matches(text: str) -> Iterable[re.Match[str]]:
 def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
     """Append the references of Logseq inline text (a paragraph, a first line or a property
     value, as ``kind``) to ``out``."""
-    if "[[" not in text and "#" not in text and "((" not in text:
+    if "[[" not in text and "#" not in text and "((" not in text and not _md_file_link(text):
         return  # every reference holds one of them
     for m in _inline_matches(text):
         group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
@@ -202,12 +202,36 @@ def _link_ref(m: re.Match[str], lineno: int, out: list[Ref], kind: RefKind | Non
         out.append(Ref(m.group("inner"), kind or "link", lineno))
     elif group == "bref":
         out.append(Ref(m.group("uuid").lower(), "block", lineno))
+    elif group == "mdlink" and kind is None and (label := _file_link_label(m.group())):
+        out.append(Ref(label, "labeled", lineno))
+
+
+_FILE_LINK = re.compile(r"!?\[(?P<label>.*)\]\(\s*<?(?P<dest>[^()<>\s#]+\.(?i:md|markdown))>?")
+_SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
+
+
+def _md_file_link(text: str) -> bool:
+    """Whether the text may hold a link to a Markdown file (`_file_link_label`)."""
+    return ".md" in text or ".MD" in text or ".markdown" in text
+
+
+def _file_link_label(link: str) -> str | None:
+    """A Markdown link to a Markdown file (``[text](x.md)``) refers to the page of its text, to
+    Logseq's graph parser (block.cljs ``get-page-reference``: a "File" link's first label
+    node); none where the text starts with anything but plain text."""
+    m = _FILE_LINK.match(link)
+    if m is None or link.startswith("!") or _SCHEME.match(m.group("dest")):
+        return None
+    label = m.group("label")
+    first = next(iter(_inline_matches(label)), None)
+    text = label if first is None else label[: first.start()]
+    return text if text.strip() and (first is None or first.start() > 0) else None
 
 
 def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
     """Inside **emphasis** mldoc still links pages (``#[[X]]`` becomes a plain link) but sees no
     #tag, ((ref)) or macro."""
-    if "[[" not in inner and "((" not in inner:
+    if "[[" not in inner and "((" not in inner and not _md_file_link(inner):
         return  # every reference there holds one of them
     for m in _LOGSEQ_IN_EMPHASIS.finditer(inner):
         group, line = m.lastgroup, lineno + inner.count("\n", 0, m.start())
@@ -215,17 +239,23 @@ def _emphasis_refs(inner: str, lineno: int, out: list[Ref]) -> None:
             _emphasis_refs(m.group("emt" if group == "em" else "emv"), line, out)
         elif group == "tagref":
             out.append(Ref(m.group("tname"), "link", line))
-        elif group in ("ref", "nested", "labeled"):
+        elif group in ("ref", "nested", "labeled", "mdlink"):
             _link_ref(m, line, out, None)
 
 
 def _embed_refs(args: str, lineno: int, out: list[Ref]) -> None:
-    """``{{embed [[X]]}}`` references page X; ``{{embed ((uuid))}}`` references a block."""
+    """``{{embed [[X]]}}`` references page X; ``{{embed ((uuid))}}`` references a block, and
+    Logseq's graph parser also makes a page of the uuid as written (block.cljs
+    ``get-page-reference``: an embed's argument, brackets off, or the id of a block ref), as it
+    does of any other argument."""
     args = args.strip()
     if args.startswith("[[") and args.endswith("]]"):
         out.append(Ref(args[2:-2], "embed", lineno))
     elif args.startswith("((") and args.endswith("))") and _UUID_RE.fullmatch(args[2:-2]):
         out.append(Ref(args[2:-2].lower(), "block", lineno))
+        out.append(Ref(args[2:-2], "embed", lineno))
+    elif args:
+        out.append(Ref(args, "embed", lineno))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,7 +381,7 @@ class _LogseqScan(Builder):
             self.in_props, self.drawer_done = True, False
             block.priority = priority
             if not title.startswith(("<", "```", "~~~", "#+")):
-                if "[[" in title or "#" in title or "((" in title:  # see `_logseq_refs`
+                if "[[" in title or "#" in title or "((" in title or _md_file_link(title):
                     _logseq_refs(title, lineno, block.refs)
             elif self.title(title, lineno):
                 pos, lineno = self.resume, self.fence_end + 1  # the title opens a fence or
@@ -566,9 +596,31 @@ def record_property(
     if key in NO_REF_PROPERTIES:
         return
     if key in comma_properties:
-        refs.extend(Ref(name, "property", lineno) for name in split_property_list(value))
+        refs.extend(Ref(name, "property", lineno) for name in comma_names(value))
     else:
         _property_refs(value, lineno, refs)
+
+
+def comma_names(value: str) -> list[str]:
+    """The pages a comma-separated property value (``alias::``, ``tags::``, …) names, as
+    Logseq's graph parser reads it (text.cljs ``parse-property-refs``): its references, and
+    each comma-separated item of the plain text around them (``bug #42`` names ``42`` and
+    ``bug``). A "quoted" value names none."""
+    if value.startswith('"') and value.endswith('"') and len(value) > 1:
+        return []
+    refs: list[Ref] = []
+    _logseq_refs(value, 0, refs, "property")
+    names = [r.target for r in refs if r.kind != "block"]
+    plain, pos = [], 0
+    for m in _inline_matches(value):
+        plain.append(value[pos : m.start()])
+        pos = m.end()
+    plain.append(value[pos:])
+    names += [i.strip() for text in plain for i in _COMMAS.split(text) if i.strip()]
+    return list(dict.fromkeys(names))
+
+
+_COMMAS = re.compile("[,\uff0c]")
 
 
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
