@@ -1,6 +1,6 @@
 """Logseq file graphs for the graph-parser oracle test (tests/test_logseq_graph_oracle.py).
 
-Two kinds, both pure functions of their arguments (the same seed always gives the same bytes):
+Three kinds, all pure functions of their arguments (the same seed always gives the same bytes):
 
 * `CASES`: one small graph per construct where journal-agent's backlinks or journal days may part
   from Logseq's (namespaces and aliases, property keys, task markers and priorities, built-in
@@ -9,6 +9,7 @@ Two kinds, both pure functions of their arguments (the same seed always gives th
 * `generate`: a seeded graph of a few hundred pages and journals that mixes all of those
   constructs with ordinary writing (nested bullets, references in every spelling, aliases,
   tags, properties, code), the way a real graph accumulates them.
+* `mldoc_journals`: journals of the mldoc conformance generator, the oddest text people write.
 
 `write_graph` writes either into a folder (the tests write only under their tmp_path).
 """
@@ -522,3 +523,18 @@ def generate(seed: int = 1, pages: int = 220, days: int = 150) -> dict[str, str]
     files[f"pages/{END + dt.timedelta(days=5):%Y_%m_%d}.md"] = "- named like a journal file\n"
     files["pages/Projects.md"] = "- every project\n"
     return files
+
+
+def mldoc_journals(seed: int = 11, days: int = 60) -> dict[str, str]:
+    """Journals written by the mldoc conformance generator (tests/outline_gen.py): every inline
+    form and look-alike, properties anywhere (``title::`` among them: such a journal file is the
+    page of that title), markers, schedules, code, #+BEGIN blocks, mixed and misaligned
+    indentation, headings inside blocks."""
+    from .outline_gen import logseq_page
+
+    rng = random.Random(seed)
+    start = dt.date(2026, 6, 1)
+    return {
+        journal_file(start + dt.timedelta(days=i)): logseq_page(rng).replace("\ufeff", "")
+        for i in range(days)
+    }

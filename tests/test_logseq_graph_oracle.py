@@ -2,13 +2,14 @@
 
 The oracle is Logseq's own file-graph parser (logseq/og 0.10.15, ``deps/graph-parser``), run by
 tests/logseq_og.py from ``<repo root>/../shared/oracles/logseq-og`` (these tests skip when it is
-absent). For ``sample_vault/``, a generated graph (tests/graph_gen.py `generate`) and one small
-graph per case (`graph_gen.CASES`), every page of either side is compared:
+absent). For ``sample_vault/``, a generated graph (tests/graph_gen.py `generate`), journals of the
+mldoc conformance generator (`graph_gen.mldoc_journals`) and one small graph per case
+(`graph_gen.CASES`), every page of either side is compared:
 
 * backlinks: ``journal_agent.timeline(page)`` as (file, line) pairs equals the page's Linked
   References in Logseq (a page journal-agent does not know, or not as a topic, has none);
 * journal days: the day of the page journal-agent resolves the name to equals Logseq's
-  ``:block/journal-day``;
+  ``:block/journal-day`` of the page the name opens (an empty alias page shows its page);
 * pages: each Logseq page name resolves in journal-agent to the same page (same file; an empty
   alias page to the page that declares it), and journal-agent has no page Logseq lacks.
 
@@ -76,7 +77,12 @@ from .test_mldoc_conformance import run_oracle as run_mldoc
 FAR_FUTURE = "9999-12-31"  # every mention is dated up to it: timelines hold all of them
 PAGES_SHOWN = 25  # differing pages spelled out in a failure message
 EXAMPLES = 3  # differing entries shown per page
-GRAPHS = ["sample_vault", "generated", *(f"case-{name}" for name in graph_gen.CASES)]
+GRAPHS = [
+    "sample_vault",
+    "generated",
+    "mldoc-journals",
+    *(f"case-{name}" for name in graph_gen.CASES),
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,6 +105,8 @@ class OracleRuns:
         root = self.factory.mktemp(f"src-{graph}")
         if graph == "generated":
             return graph_gen.write_graph(root, graph_gen.generate(seed=1))
+        if graph == "mldoc-journals":
+            return graph_gen.write_graph(root, graph_gen.mldoc_journals())
         return graph_gen.write_graph(root, graph_gen.CASES[graph.removeprefix("case-")].files)
 
     def get(self, graph: str) -> LogseqGraph:
@@ -269,7 +277,9 @@ def test_journal_days_match_logseq(og: LogseqGraph, request: pytest.FixtureReque
     report = Report(graph_name(request), "journal days")
     by_path = pages_by_path(vault)
     for name, page_id, mine in page_pairs(og, vault):
-        theirs = og.pages[page_id] if page_id is not None else None
+        # the page the name opens: an empty alias page shows the page that declares it (as in
+        # test_pages_match_logseq), so its day is that page's
+        theirs = og.pages[og.redirect(page_id)] if page_id is not None else None
         want = theirs.journal_day if theirs else None
         got = mine.date if mine else None
         report.compared += 1

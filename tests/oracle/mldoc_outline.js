@@ -59,7 +59,8 @@ function collect(x, acc) {
     // graph_parser/block.cljs get-page-reference: in org, [[page][label]] is a Search link to
     // the page (not to a local asset), and [[file:…][Label]] refers to the page of its label
     if (ORG && url[0] === "Search" && !/^[./]*assets/.test(url[1])) acc.push(url[1]);
-    if (ORG && url[0] === "File" && x[1].label.length && x[1].label[0][0] === "Plain") acc.push(x[1].label[0][1]);
+    // and a link to a Markdown file refers to the page of its label's first (plain) text
+    if (url[0] === "File" && !inProperty && x[1].label.length && x[1].label[0][0] === "Plain" && x[1].label[0][1].trim()) acc.push(x[1].label[0][1]);
     if (url[0] === "Block_ref" && blockRef(url[1])) acc.push(blockRef(url[1]));
     return acc;
   }
@@ -69,9 +70,13 @@ function collect(x, acc) {
     return acc;
   }
   if (tag === "Macro" && x[1].name === "embed") {
-    const arg = (x[1].arguments[0] || "").trim();
+    // block.cljs get-page-reference: the argument is a page, brackets off, or a block ref's id
+    // (a page too); with-block-refs: a block ref to a UUID
+    const arg = x[1].arguments.join(", ").trim();
     if (arg.startsWith("[[") && arg.endsWith("]]")) acc.push(arg.slice(2, -2));
-    if (arg.startsWith("((") && arg.endsWith("))") && blockRef(arg.slice(2, -2))) acc.push(blockRef(arg.slice(2, -2)));
+    else if (arg.startsWith("((") && arg.endsWith("))") && blockRef(arg.slice(2, -2))) {
+      acc.push(blockRef(arg.slice(2, -2)), arg.slice(2, -2));
+    } else if (arg) acc.push(arg);
     return acc;
   }
   if (tag === "Property_Drawer") { propertyRefs(x[1], acc); return acc; }
@@ -79,18 +84,28 @@ function collect(x, acc) {
   return acc;
 }
 
+let inProperty = false;
+
 function propertyRefs(props, acc) {
+  inProperty = true;
   for (const [key, value, refs] of props) {
     const k = key.toLowerCase().replace(/[_ ]/g, "-");
     if (NO_REFS.has(k) || !k || INVALID_KEY.test(k)) continue;
+    if (/^".*"$/.test(value)) continue;  // a "quoted" value names nothing
+    const own = collect(refs, []);
+    acc.push(...own);
     if (COMMA.has(k)) {
-      for (let item of value.split(",")) {
-        item = item.trim().replace(/^#/, "");
-        if (item.startsWith("[[") && item.endsWith("]]")) item = item.slice(2, -2);
-        if (item.trim()) acc.push(item.trim());
+      // text.cljs parse-property-refs: the refs, and the comma-separated plain text around them
+      const seen = new Set(own);
+      for (const [node, text] of JSON.parse(Mldoc.parseInlineJson(value, CONFIG))) {
+        if (node !== "Plain") continue;
+        for (const item of text.split(/[,\uff0c]/).map(t => t.trim()).filter(t => t)) {
+          if (!seen.has(item)) { acc.push(item); seen.add(item); }
+        }
       }
-    } else collect(refs, acc);
+    }
   }
+  inProperty = false;
 }
 
 function outline(text) {
