@@ -94,6 +94,7 @@ def _mentions(
     meta: dict[str, None] = {}
     lines: list[str] = []  # the page's lines, split on first need
     shown: list[frozenset[str] | set[str]] = []  # per block, what it or a shown ancestor names
+    regrouped = outline.regrouped
     for block in outline.blocks:
         own = [r.target for r in block.refs if r.kind in kinds]
         props = block.properties
@@ -109,14 +110,15 @@ def _mentions(
         if not inherit:  # the links themselves: one mention per line that links
             out.extend(_link_lines(outline, block, kinds, lines))
             continue
-        names = flavor.with_namespaces(own) if own else ()
-        inherited = path_refs[block.parent] if block.parent >= 0 else ()
-        if outline.regrouped:  # shown only under a shown ancestor that refers to them
-            above = shown[block.shown_parent] if block.shown_parent >= 0 else frozenset()
-            shown.append(above | set(names))
-        names = inherited + tuple(n for n in names if n not in inherited)
+        names = direct = flavor.with_namespaces(own) if own else ()
+        parent = block.parent
+        if parent >= 0:
+            inherited = path_refs[parent]
+            names = inherited + tuple(n for n in direct if n not in inherited)
         path_refs.append(names)
-        if outline.regrouped:
+        if regrouped:  # shown only under a shown ancestor that refers to them
+            up = parent if block.shown_parent == -2 else block.shown_parent
+            shown.append((shown[up] if up >= 0 else frozenset()) | set(direct))
             names = tuple(n for n in names if n in shown[-1])
         if names:
             resolution = is_resolution(block)

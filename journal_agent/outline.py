@@ -63,9 +63,9 @@ class Block:
     subtree_end: int = -1  # one past the last line of the block and all its descendants
     priority: str | None = None  # Logseq priority letter of ``[#A]``, if any
     tags: tuple[str, ...] = ()  # org-mode headline tags (``* Title :a:b:``)
-    #: The parent Logseq shows the block under (`Builder`); it differs from ``parent`` only
-    #: where the indentation outdents to a level no open block has.
-    shown_parent: int = -1
+    #: The parent Logseq shows the block under (`Builder`), where it is not ``parent`` (-2:
+    #: it is): after the indentation outdents to a level no open block has.
+    shown_parent: int = -2
 
 
 @dataclass(slots=True)
@@ -134,7 +134,9 @@ class Builder:
         self.outline = outline
         self.blocks = outline.blocks
         self.stack: list[int] = []  # indexes of open blocks, shallowest first
-        self.shown: list[tuple[int, int, int]] = [(-1, 0, -1)]  # (block, level, its parent)
+        #: Logseq's stack of (block, level, its parent) for the shown parents, from the first
+        #: outdent to a level no open block has; until then it is ``stack``
+        self.shown: list[tuple[int, int, int]] | None = None
 
     def open(
         self,
@@ -146,6 +148,9 @@ class Builder:
         marker: str | None,
     ) -> Block:
         blocks, stack = self.blocks, self.stack
+        if stack and blocks[stack[-1]].level > level and self.shown is None:
+            if all(blocks[i].level != level for i in stack):  # Logseq regroups from here
+                self.shown = [(-1, 0, -1)] + [(i, blocks[i].level, blocks[i].parent) for i in stack]
         while stack and blocks[stack[-1]].level >= level:
             blocks[stack.pop()].subtree_end = lineno
         depth = len(stack)
@@ -155,13 +160,11 @@ class Builder:
         block = Block(
             lineno, lineno + 1, level, depth, parent, kind, text, marker, {}, []
         )  # (literals are quicker than the default factories)
-        shown = self.shown
-        if shown[-1][1] < level and shown[-1][0] == parent:  # the usual case: a child
-            shown.append((len(blocks), level, parent))
-            block.shown_parent = parent
-        else:
-            block.shown_parent = _shown_parent(shown, len(blocks), level)
-            self.outline.regrouped |= block.shown_parent != parent
+        if self.shown is not None:
+            shown_parent = _shown_parent(self.shown, len(blocks), level)
+            if shown_parent != parent:
+                block.shown_parent = shown_parent
+                self.outline.regrouped = True
         stack.append(len(blocks))
         blocks.append(block)
         return block

@@ -166,7 +166,14 @@ def _inline_matches(text: str) -> Iterable[re.Match[str]]:
 def _logseq_refs(text: str, lineno: int, out: list[Ref], kind: RefKind | None = None) -> None:
     """Append the references of Logseq inline text (a paragraph, a first line or a property
     value, as ``kind``) to ``out``."""
-    if "[[" not in text and "#" not in text and "((" not in text and not _md_file_link(text):
+    if (
+        "[[" not in text
+        and "#" not in text
+        and "((" not in text
+        and ".md" not in text
+        and ".MD" not in text
+        and ".markdown" not in text
+    ):
         return  # every reference holds one of them
     for m in _inline_matches(text):
         group, line = m.lastgroup, lineno + text.count("\n", 0, m.start())
@@ -379,9 +386,17 @@ class _LogseqScan(Builder):
                 marker,
             )  # after a '-'
             self.in_props, self.drawer_done = True, False
-            block.priority = priority
+            if priority:
+                block.priority = priority
             if not title.startswith(("<", "```", "~~~", "#+")):
-                if "[[" in title or "#" in title or "((" in title or _md_file_link(title):
+                if (  # see `_logseq_refs`: a reference holds one of these
+                    "[[" in title
+                    or "#" in title
+                    or "((" in title
+                    or ".md" in title
+                    or ".MD" in title
+                    or ".markdown" in title
+                ):
                     _logseq_refs(title, lineno, block.refs)
             elif self.title(title, lineno):
                 pos, lineno = self.resume, self.fence_end + 1  # the title opens a fence or
@@ -420,7 +435,8 @@ class _LogseqScan(Builder):
             return
         if body.startswith("#+") and self.hash_plus(lineno, body, block):
             return
-        self.end_properties(block)
+        if self.in_props:
+            self.end_properties(block)
         if (
             body.startswith(("```", "~~~"))
             and self.open_fence(lineno)
@@ -608,6 +624,8 @@ def comma_names(value: str) -> list[str]:
     ``bug``). A "quoted" value names none."""
     if value.startswith('"') and value.endswith('"') and len(value) > 1:
         return []
+    if _SIMPLE_LIST.fullmatch(value):  # plain items, [[X]] or #x: nothing else to find
+        return list(dict.fromkeys(split_property_list(value)))
     refs: list[Ref] = []
     _logseq_refs(value, 0, refs, "property")
     names = [r.target for r in refs if r.kind != "block"]
@@ -621,6 +639,10 @@ def comma_names(value: str) -> list[str]:
 
 
 _COMMAS = re.compile("[,\uff0c]")
+_ITEM = (
+    r"[ \t]*(?:\[\[[^\[\]]+\]\]|#[^\s#,\[\]!\"'?:.;]+|[^\[\]#(){}<>`*_~^=$\\!,\uff0c:/]*?)[ \t]*"
+)
+_SIMPLE_LIST = re.compile(f"{_ITEM}(?:,{_ITEM})*")
 
 
 def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
