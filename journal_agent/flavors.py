@@ -37,7 +37,8 @@ from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .files import read_text
 from .ownconfig import OWN_CONFIG, OwnConfig
-from .scanner import COMMA_PROPERTIES, Syntax, comma_names
+from .properties import comma_names
+from .scanner import COMMA_PROPERTIES, Syntax
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})

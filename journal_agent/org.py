@@ -28,7 +28,8 @@ import re
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
-from .scanner import logseq_inline_refs, record_property, timestamp_first
+from .properties import record_property
+from .scanner import logseq_inline_refs, timestamp_first
 
 _HEADLINE = re.compile(
     r"(?P<stars>\*+)(?:[ \t]+|$)"

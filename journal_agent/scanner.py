@@ -35,7 +35,6 @@ from .blocktext import (
     timestamp_start,
 )
 from .blocktext import split_property_list as split_property_list
-from .builtins import NO_REF_PROPERTIES, valid_property_key
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -45,6 +44,7 @@ from .outline import Ref as Ref
 from .outline import RefKind as RefKind
 from .outline import Syntax as Syntax
 from .outline import decode as decode
+from .properties import PROPERTY_LINE, read_property, record_property
 from .wiki import scan_wiki, wiki_refs
 
 # ---------------------------------------------------------------------------------------------
@@ -141,9 +141,6 @@ _LOGSEQ_IN_EMPHASIS = re.compile(  # all mldoc sees inside emphasis
 )
 # HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
 _BLOCK_HTML = re.compile(_HTML)
-
-
-_PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 def _inline_matches(text: str) -> Iterable[re.Match[str]]:
@@ -470,11 +467,11 @@ class _LogseqScan(Builder):
         one holds no reference: block.cljs extract-blocks); the page's properties are those
         before any other line."""
         if not self.in_props and (block.kind == "preamble" or self.drawer_done):
-            if block.kind == "preamble" or _PROPERTY_RE.match(body) is None:
+            if block.kind == "preamble" or PROPERTY_LINE.match(body) is None:
                 return False
             self.flush()  # a later drawer: its lines are no text, and no references
             return True
-        if not _read_property(body, lineno, block, self.outline, self.comma_properties):
+        if not read_property(body, lineno, block, self.outline, self.comma_properties):
             return False
         self.flush()  # the rest of a line after an HTML block, or text, ends at a property
         self.in_props = True
@@ -574,81 +571,6 @@ def _after_html(text: str) -> str | None:
         rest = text[m.end() :]
         text = rest.lstrip(" \t")
     return rest
-
-
-def _read_property(
-    body: str, lineno: int, block: Block, outline: Outline, comma_properties: frozenset[str]
-) -> bool:
-    """Record ``key:: value`` on ``block`` (and on the page for the preamble); False if not one."""
-    if "::" not in body:
-        return False
-    m = _PROPERTY_RE.match(body)
-    if m is None:
-        return False
-    record_property(
-        m.group("key"), m.group("value") or "", lineno, block, outline, comma_properties
-    )
-    return True
-
-
-def record_property(
-    key: str,
-    value: str,
-    lineno: int,
-    block: Block,
-    outline: Outline,
-    comma_properties: frozenset[str],
-) -> None:
-    """Keep a property on ``block`` (on the page for the preamble) with the page references of
-    its value. Logseq lower-cases the key and writes ``_`` and spaces as ``-``; a key it cannot
-    read as a keyword is dropped, value and all (`builtins.valid_property_key`)."""
-    key = key.lower().replace("_", "-").replace(" ", "-")
-    if not valid_property_key(key):
-        return
-    # Property lines before the first bullet are the page's own (Logseq's pre-block).
-    page = block.kind == "preamble"
-    (outline.page_properties if page else block.properties)[key] = value
-    refs = outline.page_refs if page else block.refs
-    if key in NO_REF_PROPERTIES:
-        return
-    if key in comma_properties:
-        refs.extend(Ref(name, "property", lineno) for name in comma_names(value))
-    else:
-        _property_refs(value, lineno, refs)
-
-
-def comma_names(value: str) -> list[str]:
-    """The pages a comma-separated property value (``alias::``, ``tags::``, …) names, as
-    Logseq's graph parser reads it (text.cljs ``parse-property-refs``): its references, and
-    each comma-separated item of the plain text around them (``bug #42`` names ``42`` and
-    ``bug``). A "quoted" value names none."""
-    if value.startswith('"') and value.endswith('"') and len(value) > 1:
-        return []
-    if _SIMPLE_LIST.fullmatch(value):  # plain items, [[X]] or #x: nothing else to find
-        return list(dict.fromkeys(split_property_list(value)))
-    refs: list[Ref] = []
-    _logseq_refs(value, 0, refs, "property")
-    names = [r.target for r in refs if r.kind != "block"]
-    plain, pos = [], 0
-    for m in _inline_matches(value):
-        plain.append(value[pos : m.start()])
-        pos = m.end()
-    plain.append(value[pos:])
-    names += [i.strip() for text in plain for i in _COMMAS.split(text) if i.strip()]
-    return list(dict.fromkeys(names))
-
-
-_COMMAS = re.compile("[,\uff0c]")
-_ITEM = (
-    r"[ \t]*(?:\[\[[^\[\]]+\]\]|#[^\s#,\[\]!\"'?:.;]+|[^\[\]#(){}<>`*_~^=$\\!,\uff0c:/]*?)[ \t]*"
-)
-_SIMPLE_LIST = re.compile(f"{_ITEM}(?:,{_ITEM})*")
-
-
-def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
-    """The references of a property value (mldoc sees none in a "quoted" value)."""
-    if not (value.startswith('"') and value.endswith('"')):
-        _logseq_refs(value, lineno, out, "property")
 
 
 def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:
