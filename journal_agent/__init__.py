@@ -130,6 +130,9 @@ if TYPE_CHECKING:
         WhyResult as WhyResult,
     )
     from .errors import (  # noqa: F401
+        AmbiguousPage as AmbiguousPage,
+    )
+    from .errors import (
         BadAgentName as BadAgentName,
     )
     from .errors import (
@@ -282,8 +285,9 @@ _HOMES = {
     "corrections": "AuditResult Finding",
     "decisions": "Decision WhyResult",
     "errors": (
-        "BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused ConfigError "
-        "JournalAgentError LockTimeout MissingExtra NotAVault PageError PageNotFound Refused "
+        "AmbiguousPage BadAgentName BadArgument BadDateFormat BadPageName BulletsRefused "
+        "ConfigError JournalAgentError LockTimeout MissingExtra NotAVault PageError PageNotFound "
+        "Refused "
         "StorageError UnreadablePage UnsafePage UnsafePath VaultError VaultNotFound "
         "WatchRunning WriteConflict WriteError"
     ),

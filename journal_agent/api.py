@@ -52,27 +52,38 @@ def parse_day(value: str | dt.date | None) -> dt.date:
 
 @dataclass
 class PagesResult:
-    """Every page of a vault an agent may link, and what could not be read."""
+    """Every page of a vault an agent may link, and what could not be read. ``links``: where
+    notes share a name (Obsidian), by path, the link text that opens each one from today's
+    journal page (``[[Work/Meeting]]``); a page absent from it is linked by its title."""
 
     pages: list[Page]
     warnings: list[str] = field(default_factory=list)
+    links: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"pages": [p.to_json() for p in self.pages]}
+        return {"pages": [self._entry(p) for p in self.pages]}
+
+    def _entry(self, page: Page) -> dict[str, Any]:
+        entry = page.to_json()
+        if page.path in self.links:
+            entry["link"] = self.links[page.path]
+        return entry
 
 
 @translated("read")
 def pages(*, vault: VaultArg = None, search: str | None = None, limit: int = 20) -> PagesResult:
-    """The page registry of ``vault``: titles, files and aliases, sorted by title. With
-    ``search``, the ``limit`` pages whose title or an alias best matches it (a part of the name,
-    any case, or a close spelling), best first: what an agent may link for a name it has in
-    mind."""
-    registry, warnings = load_registry(_vault(vault))
-    if search is None:
-        return PagesResult(list(registry), warnings)
-    if not search.strip():
+    """The pages of ``vault`` an agent may link: titles, files and aliases, sorted by title (an
+    alias is listed with its page, not as a page of its own). With ``search``, the ``limit``
+    pages whose title or an alias contains it (any case), else those spelled closest to it."""
+    v = _vault(vault)
+    registry, warnings = load_registry(v)
+    if search is not None and not search.strip():
         raise BadArgument("the search is empty")
-    return PagesResult(registry.search(search, limit), warnings)
+    found = registry if search is None else registry.search(search, limit)
+    listed = [p for p in found if p.origin != "alias"]
+    seen = registry.seen_from(v.journal_page(dt.date.today()).path)
+    links = {p.path: text for p in listed if p.path and (text := seen.link_text(p)) != p.title}
+    return PagesResult(listed, warnings, links)
 
 
 @dataclass
@@ -96,7 +107,7 @@ def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
 
     v = _vault(vault)
     index = load_index(v)
-    registry = build_registry(index)
+    registry = build_registry(index).seen_from(v.journal_page(dt.date.today()).path)
     ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
     items = [bullets] if isinstance(bullets, str) else list(bullets)
     problems = [
@@ -222,15 +233,18 @@ class Query:
         return Graph(index, exclude=self._excluded(), only=only)
 
     def _excluded(self) -> frozenset[str]:
-        from .registry import page_key
+        key = self.vault.flavor.page_key
+        return frozenset(key(t) for t in self.vault.own_config.exclude)
 
-        return frozenset(page_key(t) for t in self.vault.own_config.exclude)
-
-    def statuses(self, only: str | None = None) -> tuple[list[Topic], list[str]]:
+    def statuses(
+        self, only: str | None = None, all_pages: bool = False
+    ) -> tuple[list[Topic], list[str]]:
         """Every topic's status (or only those with status ``only``), most recently mentioned
-        first, and the unreadable pages (from the cached summary while nothing changed)."""
+        first, and the unreadable pages (from the cached summary while nothing changed);
+        ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
         found = self.summary()
-        return by_recency(found.topics(self.as_of, self.days, only)), found.warnings
+        listed = found.topics(self.as_of, self.days, only, all_pages)
+        return by_recency(listed), found.warnings
 
     def summary(self) -> Summary:
         """The status summary of the vault (cached while nothing changed, `summary.current`)."""
@@ -270,10 +284,15 @@ def topics(
     as_of: str | dt.date | None = None,
     days: int | None = None,
     use_cache: bool = True,
+    all_pages: bool = False,
 ) -> TopicsResult:
-    """Every topic with its derived status (active, resolved, stale, unmentioned)."""
+    """Every topic with its derived status (active, resolved, stale, unmentioned).
+
+    Journal pages are not topics. Logseq makes pages of built-in names (``TODO``, ``DONE``,
+    ``A``, ``Contents`` …) and of every property key, task marker and priority; they are left
+    out unless ``all_pages`` (their timelines and status answer either way)."""
     q = Query.of(vault, as_of, days, use_cache)
-    found, warnings = q.statuses()
+    found, warnings = q.statuses(all_pages=all_pages)
     return TopicsResult(q.as_of, q.days, found, warnings=warnings)
 
 
@@ -284,10 +303,12 @@ def stale(
     as_of: str | dt.date | None = None,
     days: int | None = None,
     use_cache: bool = True,
+    all_pages: bool = False,
 ) -> TopicsResult:
-    """The threads nobody has mentioned for more than ``days`` days (default 21)."""
+    """The threads nobody has mentioned for more than ``days`` days (default 21); ``all_pages``
+    as for `topics`."""
     q = Query.of(vault, as_of, days, use_cache)
-    threads, warnings = q.statuses("stale")
+    threads, warnings = q.statuses("stale", all_pages)
     return TopicsResult(q.as_of, q.days, threads, "threads", warnings)
 
 

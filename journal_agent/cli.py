@@ -76,7 +76,12 @@ QUERY = (
     arg("--days", type=int, metavar="N", help="the activity window (default 21)"),
     arg("--no-cache", action="store_true", help="scan every file, ignore the index"),
 )
-TOPIC = arg("topic", metavar="TOPIC", help="a page title or alias")
+TOPIC = arg("topic", metavar="TOPIC", help="a page title or alias (or a note's path)")
+ALL_PAGES = arg(
+    "--all-pages",
+    action="store_true",
+    help="also list Logseq's built-in pages and the pages of property keys, markers, priorities",
+)
 
 
 def _query(args: argparse.Namespace) -> dict[str, Any]:
@@ -165,12 +170,14 @@ def text_stale(result: dict[str, Any]) -> str:
     return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
 
 
-@command(*QUERY, text=text_stale, example="journal-agent stale --vault ~/notes --days 14")
+@command(
+    *QUERY, ALL_PAGES, text=text_stale, example="journal-agent stale --vault ~/notes --days 14"
+)
 def cmd_stale(args: argparse.Namespace) -> Any:
     """List the threads nobody has mentioned for more than --days days (default 21)."""
     from .api import stale
 
-    return stale(**_query(args))
+    return stale(**_query(args), all_pages=args.all_pages)
 
 
 def text_status(result: dict[str, Any]) -> str:
@@ -195,12 +202,12 @@ def text_topics(result: dict[str, Any]) -> str:
     return _table(("topic", "status", "last", "mentions"), rows)
 
 
-@command(*QUERY, text=text_topics, example="journal-agent topics --vault ~/notes --json")
+@command(*QUERY, ALL_PAGES, text=text_topics, example="journal-agent topics --vault ~/notes --json")
 def cmd_topics(args: argparse.Namespace) -> Any:
     """List every topic with its derived status, most recently mentioned first."""
     from .api import topics
 
-    return topics(**_query(args))
+    return topics(**_query(args), all_pages=args.all_pages)
 
 
 def text_timeline(result: dict[str, Any]) -> str:
@@ -273,7 +280,14 @@ def cmd_lint(args: argparse.Namespace) -> Any:
 
 
 def text_pages(result: dict[str, Any]) -> str:
-    rows = [(p["title"], p["path"] or "-", ", ".join(p["aliases"])) for p in result["pages"]]
+    rows = [
+        (
+            p["title"] + (f" (link as [[{p['link']}]])" if "link" in p else ""),
+            p["path"] or "-",
+            ", ".join(p["aliases"]),
+        )
+        for p in result["pages"]
+    ]
     return _table(("title", "path", "aliases"), rows)
 
 

@@ -25,6 +25,7 @@ they enter, chained with ``from``. The CLI prints the message as one line and ex
         ├── BadPageName            a page name that cannot be stored as a file
         ├── BadAgentName           an agent name that cannot head an owned block
         ├── PageNotFound           a topic that is not a page of the vault
+        │   └── AmbiguousPage      a topic name several notes answer to: give a path
         ├── BulletsRefused         a bullet breaks a bullet rule or names an unknown page
         ├── UnsafePage             the journal page cannot be written without risk to it
         └── UnsafePath             a path journal-agent would write leaves the vault
@@ -125,6 +126,15 @@ class BadAgentName(Refused):
 
 class PageNotFound(Refused):
     """A topic named by the user is not a page of the vault."""
+
+
+class AmbiguousPage(PageNotFound):
+    """A topic name that several pages answer to (Obsidian notes of one name in different
+    folders): the message lists their paths, one of which names the topic."""
+
+    def __init__(self, message: str, paths: list[str]) -> None:
+        super().__init__(message)
+        self.paths = paths
 
 
 class BulletsRefused(Refused):

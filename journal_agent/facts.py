@@ -3,10 +3,15 @@
 A scanned page (`outline.Outline`) is reduced to a small, cacheable record: its title (from the
 file name, or ``title::`` where the flavor reads one), its day if it is a journal page, its
 aliases, a human-set tombstone (``superseded-by::``), the block ids it defines, the Logseq
-templates it defines, and its *mentions*. A mention is a block that references a page, directly
-or (Logseq's path-refs) through an ancestor block: a ``DONE`` child under a bullet about
-``[[X]]`` is part of X's linked references. Which reference kinds are backlinks, and how aliases
-are written, are the flavor's rules (`flavors.Flavor`).
+templates it defines, and its *mentions*. A mention is a block that references a page name:
+through a link in its text, and in Logseq also through its property keys, task marker and
+priority (`flavors.Flavor.meta_pages`), the namespace parents of each name as written
+(`flavors.Flavor.with_namespaces`), and the names its ancestor blocks reference (path-refs,
+`flavors.Flavor.path_refs`): a ``DONE`` child under a bullet about ``[[X]]`` is part of X's
+linked references. Logseq shows such a block only under an ancestor that refers to the page
+itself; where it shows blocks under other parents than their levels give (`outline.Builder`),
+only the names the block or one of those shown ancestors refers to count. Which reference
+kinds are backlinks, and how aliases are written, are the flavor's rules too.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import datetime as dt
 import re
 from typing import NamedTuple
 
+from .flavors import Flavor, Settings
 from .outline import Block, Outline
 from .scanner import split_property_list
 from .vault import Vault
@@ -39,6 +45,9 @@ class PageFacts(NamedTuple):
     block_ids: tuple[str, ...]
     templates: tuple[str, ...]  # names of Logseq templates defined on the page
     mentions: tuple[Mention, ...]
+    #: Names the page refers to as property keys, task markers or priorities (Logseq makes
+    #: pages of them; `topics` leaves such pages out unless asked).
+    meta: tuple[str, ...] = ()
 
 
 def is_resolution(block: Block) -> bool:
@@ -52,21 +61,16 @@ def page_facts(vault: Vault, rel: str, outline: Outline) -> PageFacts:
     """Reduce a scanned page to the facts the registry and the queries need."""
     props = outline.page_properties
     flavor = vault.flavor
-    title, day = vault.describe(rel)
-    if not day:
-        title = flavor.title_from_properties(props) or title
+    title, day = vault.describe(rel, flavor.title_from_properties(props))
+    key = flavor.page_key(title)
+    aliases = tuple(a for a in flavor.aliases_of(props) if flavor.page_key(a) != key)
     ids = tuple(b.properties["id"].strip().lower() for b in outline.blocks if "id" in b.properties)
     templates = tuple(
         b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
     )
+    mentions, meta = _mentions(outline, flavor, vault.settings)
     return PageFacts(
-        title,
-        day,
-        tuple(flavor.aliases_of(props)),
-        tombstone_of(props),
-        ids,
-        templates,
-        tuple(_mentions(outline, flavor.backlink_kinds)),
+        title, day, aliases, tombstone_of(props), ids, templates, tuple(mentions), meta
     )
 
 
@@ -79,22 +83,71 @@ def tombstone_of(props: dict[str, object]) -> str | None:
     return names[0] if names else None
 
 
-def _mentions(outline: Outline, kinds: frozenset[str]) -> list[Mention]:
-    """Every (block, page name) pair, a block inheriting the names its ancestors reference."""
-    # Page properties are the page's first block (Logseq's pre-block), which starts at line 0.
-    lines = outline.text.split("\n") if outline.page_refs else []
-    out = [
-        (r.target, 0, False, lines[r.line].strip()) for r in outline.page_refs if r.kind in kinds
-    ]
+def _mentions(
+    outline: Outline, flavor: Flavor, settings: Settings
+) -> tuple[list[Mention], tuple[str, ...]]:
+    """Every (block, page name) pair, a block inheriting the names its ancestors reference where
+    the flavor says so; and the names referred to as property keys, markers or priorities."""
+    kinds, inherit = flavor.backlink_kinds, flavor.path_refs
+    out: list[Mention] = []
     path_refs: list[tuple[str, ...]] = []
+    meta: dict[str, None] = {}
+    lines: list[str] = []  # the page's lines, split on first need
+    shown: list[frozenset[str] | set[str]] = []  # per block, what it or a shown ancestor names
+    regrouped = outline.regrouped
     for block in outline.blocks:
-        own = tuple(dict.fromkeys(r.target for r in block.refs if r.kind in kinds))
-        inherited = path_refs[block.parent] if block.parent >= 0 else ()
-        names = inherited + tuple(n for n in own if n not in inherited)
+        own = [r.target for r in block.refs if r.kind in kinds]
+        props = block.properties
+        if block.kind == "preamble":  # the page properties are the first block's (pre-block)
+            own = [r.target for r in outline.page_refs if r.kind in kinds] + own
+            props = outline.page_properties
+        if block.tags:
+            own += block.tags
+        if props or block.marker or block.priority:
+            extra = flavor.meta_pages(props, block.marker, block.priority, settings)
+            meta.update(dict.fromkeys(extra))
+            own += extra
+        if not inherit:  # the links themselves: one mention per line that links
+            out.extend(_link_lines(outline, block, kinds, lines))
+            continue
+        names = direct = flavor.with_namespaces(own) if own else ()
+        parent = block.parent
+        if parent >= 0:
+            inherited = path_refs[parent]
+            names = inherited + tuple(n for n in direct if n not in inherited)
         path_refs.append(names)
-        resolution = is_resolution(block)
-        text = block.text or _first_text(outline, block)
-        out.extend((name, block.line, resolution, text) for name in names)
+        if regrouped:  # shown only under a shown ancestor that refers to them
+            up = parent if block.shown_parent == -2 else block.shown_parent
+            shown.append((shown[up] if up >= 0 else frozenset()) | set(direct))
+            names = tuple(n for n in names if n in shown[-1])
+        if names:
+            resolution = is_resolution(block)
+            text = block.text or _first_text(outline, block)
+            out.extend((name, block.line, resolution, text) for name in names)
+    return out, tuple(meta)
+
+
+def _link_lines(
+    outline: Outline, block: Block, kinds: frozenset[str], lines: list[str]
+) -> list[Mention]:
+    """Obsidian's backlinks are the links themselves: a mention per line of the block that
+    links a page (the block's first line shows as the block's text), none inherited.
+    ``lines``: the page's lines, filled on first need."""
+    refs = [r for r in block.refs if r.kind in kinds]
+    if block.kind == "preamble":
+        refs = [r for r in outline.page_refs if r.kind in kinds] + refs
+    if not refs:
+        return []
+    resolution = is_resolution(block)
+    out: list[Mention] = []
+    for ref in refs:
+        if ref.line == block.line and block.text:
+            text = block.text
+        else:
+            if not lines:
+                lines.extend(outline.text.split("\n"))
+            text = lines[ref.line].strip()
+        out.append((ref.target, ref.line, resolution, text))
     return out
 
 

@@ -5,10 +5,14 @@ vault's own configuration files (`read_settings`), turn a file name into a page 
 and which syntax the outline scanner must use. Everything else (dates ↔ journal files, the page
 registry) is shared code in `vault` driven by the `Settings` a flavor returns.
 
-The rules that differ in how backlinks are read live here too, as class attributes: which
-reference kinds are backlinks (an Obsidian ``#tag`` is not), whether a namespace ``A/B`` also
-mentions ``A``, whether a bare alias resolves, whether a page exists by being referenced, and
-which page properties name the page and its aliases.
+The rules that differ in how backlinks are read live here too, as class attributes and methods:
+which reference kinds are backlinks (an Obsidian ``#tag`` is not), how names compare
+(`page_key`), how references resolve (`resolution`: Logseq's named pages that exist by being
+referenced, or Obsidian's notes by path), whether a block inherits its ancestors' references
+(`path_refs`), whether a page is a journal by its name (`journals_by_name`), which pages always
+exist (`built_in_pages`), which pages a block refers to beyond its links (`meta_pages`: Logseq's
+property keys, task markers, priorities), the namespace parents a reference also names
+(`with_namespaces`), and which page properties name the page and its aliases.
 
 To add a flavor: subclass `Flavor`, set ``name``, ``syntax`` and the rule attributes, implement
 ``detect`` and ``read_settings`` (and ``title_of`` if file names encode titles), and put it in
@@ -17,6 +21,7 @@ To add a flavor: subclass `Flavor`, set ``name``, ``syntax`` and the rule attrib
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -24,17 +29,34 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import quote, unquote
 
+from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .files import read_text
 from .ownconfig import OWN_CONFIG, OwnConfig
-from .scanner import COMMA_PROPERTIES, Syntax, split_property_list
+from .properties import comma_names
+from .scanner import COMMA_PROPERTIES, Syntax
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def wiki_key(name: str) -> str:
+    """The key Obsidian and plain Markdown compare names by: case-insensitive, NFC, surrounding
+    spaces ignored."""
+    return unicodedata.normalize("NFC", name.strip()).lower()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def logseq_key(name: str) -> str:
+    """Logseq's ``:block/name`` (``gp-util/page-name-sanity-lc``): lower-cased, one leading
+    and one trailing ``/`` dropped, NFC; no other trimming (``[[X ]]`` is another page)."""
+    key = name.lower().removeprefix("/").removesuffix("/")
+    return unicodedata.normalize("NFC", key)
 
 
 @dataclass(frozen=True)
@@ -54,6 +76,8 @@ class Settings:
     extensions: tuple[str, ...] = (".md", ".markdown")
     old_file_formats: tuple[str, ...] = ()  # earlier journal file patterns still to recognise
     new_page_extension: str = ".md"  # what a new journal page is written as (Logseq: Org or md)
+    property_pages: bool = True  # Logseq: property keys are pages (:property-pages/enabled?)
+    property_pages_exclude: frozenset[str] = frozenset()  # :property-pages/excludelist
 
 
 class Flavor:
@@ -63,12 +87,37 @@ class Flavor:
     syntax: ClassVar[Syntax]
     #: Reference kinds that show in the page's backlinks.
     backlink_kinds: ClassVar[frozenset[str]] = PAGE_REF_KINDS - {"tag"}
-    #: A reference to ``A/B`` also mentions the namespace parent ``A`` (Logseq).
-    namespaces: ClassVar[bool] = False
+    #: How references resolve to pages: ``"logseq"`` (a page per name, existing as soon as it
+    #: is referenced; aliases fold in) or ``"wiki"`` (notes are files, found by base name or
+    #: path from the linking note's folder). See `registry`.
+    resolution: ClassVar[Literal["logseq", "wiki"]] = "wiki"
     #: A bare ``[[Alias]]`` resolves to the aliased page (Logseq; in Obsidian it does not).
     aliases_resolve: ClassVar[bool] = False
-    #: A page exists as soon as it is referenced, file or not (Logseq's database).
-    pages_by_reference: ClassVar[bool] = False
+    #: A block's backlinks include its ancestors' references (Logseq's path-refs); in Obsidian
+    #: the backlinks are the links themselves.
+    path_refs: ClassVar[bool] = False
+    #: A page is a day's journal because its name reads as that day (Logseq), wherever its
+    #: file is; else the journals are the daily-notes folder's files named by its format.
+    journals_by_name: ClassVar[bool] = False
+    #: Pages every vault of this flavor has, file or not.
+    built_in_pages: ClassVar[tuple[str, ...]] = ()
+    #: ``.org`` files are org-mode pages (Logseq reads them; `org`).
+    org_pages: ClassVar[bool] = False
+
+    #: The key page names compare by (`wiki_key`, `logseq_key`).
+    page_key = staticmethod(wiki_key)
+
+    def meta_pages(
+        self, props: Mapping[str, object], marker: str | None, priority: str | None, s: Settings
+    ) -> list[str]:
+        """Pages a block refers to by its properties' keys, its task marker and its priority,
+        beyond the references in its text (none, but in Logseq)."""
+        return []
+
+    def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
+        """The page names a block's references name, with the namespace parents they also
+        name (none, but in Logseq), each once, in order."""
+        return tuple(dict.fromkeys(names))
 
     def detect(self, root: Path) -> bool:
         """True if ``root`` is a vault of this flavor."""
@@ -112,14 +161,26 @@ _URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 class LogseqFlavor(Flavor):
-    """A Logseq file graph: ``logseq/config.edn`` beside ``journals/`` and ``pages/``."""
+    """A Logseq file graph: ``logseq/config.edn`` beside ``journals/`` and ``pages/``.
+
+    Its rules are those of Logseq's own graph parser (logseq/og 0.10.15 ``deps/graph-parser``,
+    checked by tests/test_logseq_graph_oracle.py): a page name is lower-cased, NFC, without one
+    leading and one trailing ``/``, nothing else trimmed (``[[X ]]`` is another page); a block
+    refers to the keys of its properties but Logseq's own (``block.cljs``
+    ``get-page-refs-from-property-names``), to its task marker and priority (``with-page-refs``),
+    and to the namespace parents of each reference *as written* (``A/B/C`` names ``A`` and
+    ``A/B``, whatever page an alias makes of it); a block inherits its ancestors' references.
+    """
 
     name = "logseq"
     syntax = "logseq"
     backlink_kinds = PAGE_REF_KINDS
-    namespaces = True
+    resolution = "logseq"
     aliases_resolve = True
-    pages_by_reference = True
+    path_refs = True
+    journals_by_name = True
+    built_in_pages = BUILT_IN_PAGES
+    org_pages = True
     INDENTS: ClassVar[dict[str, str]] = {
         "tab": "\t",
         "two-spaces": "  ",
@@ -155,14 +216,45 @@ class LogseqFlavor(Flavor):
             comma_properties=COMMA_PROPERTIES
             | set(_strings(config, "property/separated-by-commas")),
             extensions=(".md", ".markdown", ".org"),
-            old_file_formats=("yyyy_MM_dd", "yyyy-MM-dd", "yyyyMMdd", "yyyy_M_d"),
+            old_file_formats=("yyyy_MM_dd", "yyyy-MM-dd", "yyyy_M_d"),
             new_page_extension=".org"
             if _choice(config, "preferred-format", "markdown", ("markdown", "org")) == "org"
             else ".md",
+            property_pages=config.get("property-pages/enabled?") is not False,
+            property_pages_exclude=frozenset(
+                k.lower() for k in _strings(config, "property-pages/excludelist")
+            ),
         )
 
+    page_key = staticmethod(logseq_key)
+
+    def meta_pages(
+        self, props: Mapping[str, object], marker: str | None, priority: str | None, s: Settings
+    ) -> list[str]:
+        names = [marker] if marker else []
+        if priority:
+            names.append(priority)
+        if props and s.property_pages:
+            exclude = s.property_pages_exclude
+            names.extend(
+                property_page(k)
+                for k in props
+                if k not in BUILT_IN_PROPERTIES and k not in exclude and k.strip()
+            )
+        return names
+
+    def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
+        if "/" not in "".join(names):
+            return tuple(dict.fromkeys(names))
+        out: dict[str, None] = {}
+        for name in names:
+            out[name] = None
+            if "/" in name:
+                out.update(dict.fromkeys(namespace_parents(name)))
+        return tuple(out)
+
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
-        return split_property_list(str(props.get("alias", "")))
+        return comma_names(str(props.get("alias", "")))
 
     def title_from_properties(self, props: dict[str, Any]) -> str | None:
         return str(props.get("title") or "").strip() or None
@@ -187,6 +279,31 @@ class LogseqFlavor(Flavor):
         if "___" in name or "_/" in name or "/_" in name:
             name = name.replace("_", "%5F")
         return name.replace("/", "___")
+
+
+_NESTED_NAME = re.compile(r"\[\[([^\[\]]+)\]\]")
+_URL_ORIGIN = re.compile(r"(?:https?|ftp|wss?)://[^/?#\s]", re.IGNORECASE)
+
+
+def namespace_parents(name: str) -> list[str]:
+    """The namespace parents a reference written ``name`` also names, as Logseq adds them
+    (``block.cljs`` ``with-page-refs``; ``util.cljs`` ``split-namespace-pages``): ``A/B/C`` names
+    ``A`` and ``A/B``. A nested ``[[a [[b/c]]]]`` uses its inner name; ``./x``, ``../x`` and URLs
+    are no namespaces."""
+    inner = _NESTED_NAME.search(name)
+    if inner is not None:
+        name = inner.group(1)
+    if "/" not in name or name.startswith(("./", "../")) or _URL_ORIGIN.match(name):
+        return []
+    parts = name.split("/")
+    while parts and not parts[-1]:
+        parts.pop()  # Clojure's split drops trailing empty strings
+    out, prefix = [], ""
+    for i, part in enumerate(parts):
+        prefix = part if i == 0 else f"{prefix}/{part}"
+        if prefix.strip():
+            out.append(prefix)
+    return out[:-1] if out and out[-1] == name else out
 
 
 def _tri_lb_title(stem: str) -> str:

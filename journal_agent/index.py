@@ -28,7 +28,7 @@ from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
 from .vault import PageFile, Vault
 
-CACHE_FORMAT = 2  # bump when PageFacts or the scan rules change
+CACHE_FORMAT = 3  # bump when PageFacts or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,19 +251,17 @@ def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int)
 
 def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
     digest: bytes | None = None
-    if file.rel.endswith(".org"):  # Org pages: known by name, content not scanned
-        facts: PageFacts | str = PageFacts(*vault.describe(file.rel), (), None, (), (), ())
-    else:
-        try:
-            data = vault.read_bytes(file.rel, listed=True)
-        except UnreadablePage as exc:
-            return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
-        if file.mtime_ns > racy_after:
-            digest = _digest(data)
-        try:
-            facts = page_facts(vault, file.rel, vault.parse_page(file.rel, data))
-        except UnreadablePage as exc:
-            facts = f"{exc}; skipped"
+    try:
+        data = vault.read_bytes(file.rel, listed=True)
+    except UnreadablePage as exc:
+        return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
+    if file.mtime_ns > racy_after:
+        digest = _digest(data)
+    facts: PageFacts | str
+    try:
+        facts = page_facts(vault, file.rel, vault.parse_page(file.rel, data))
+    except UnreadablePage as exc:
+        facts = f"{exc}; skipped"
     return (file.mtime_ns, file.size, file.inode, facts, digest)
 
 

@@ -57,7 +57,9 @@ class Block:
 
     line: int  # first line (0-based)
     end: int  # one past the last line of this block's own text (children excluded)
-    level: int  # indentation as the outliner counts it: 1 + indent width (mldoc's level)
+    #: Logseq's level: 1 + indent width for a bullet (mldoc's level), 1 for a heading without a
+    #: bullet however indented (the graph parser's); it decides the block's parent.
+    level: int
     depth: int  # depth in the tree: 0 for a top-level block
     parent: int  # index of the parent block in `Outline.blocks`, -1 at top level
     kind: Literal["bullet", "heading", "preamble"]
@@ -66,6 +68,11 @@ class Block:
     properties: dict[str, str] = field(default_factory=dict)
     refs: list[Ref] = field(default_factory=list)
     subtree_end: int = -1  # one past the last line of the block and all its descendants
+    priority: str | None = None  # Logseq priority letter of ``[#A]``, if any
+    tags: tuple[str, ...] = ()  # org-mode headline tags (``* Title :a:b:``)
+    #: The parent Logseq shows the block under (`Builder`), where it is not ``parent`` (-2:
+    #: it is): after the indentation outdents to a level no open block has.
+    shown_parent: int = -2
 
 
 @dataclass(slots=True)
@@ -82,6 +89,7 @@ class Outline:
     indent_unit: str | None = None  # the indentation of the first nested bullet, if any
     warnings: list[str] = field(default_factory=list)
     open_fence: int = -1  # the line of a code fence still open at the end of the page
+    regrouped: bool = False  # some block's shown parent is not its parent (`Builder`)
 
     def refs(self) -> list[Ref]:
         """Every reference on the page: page properties first, then blocks in order."""
@@ -119,14 +127,23 @@ def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
 
 class Builder:
     """Turns block lines into blocks with parents (the stack of open levels). A block's subtree
-    ends where the next block at its level or above starts."""
+    ends where the next block at its level or above starts.
 
-    __slots__ = ("outline", "blocks", "stack")
+    Logseq's graph parser places blocks twice: its path-refs follow the levels as above
+    (``block.cljs`` ``with-path-refs``), but the parent it shows a block under follows
+    ``with-parent-and-left``, which differs after an outdent to a level no open block has: the
+    block then goes under the last shallower block, at the level of the first deeper one, and
+    so do the blocks after it (``Block.shown_parent``)."""
+
+    __slots__ = ("outline", "blocks", "stack", "shown")
 
     def __init__(self, outline: Outline) -> None:
         self.outline = outline
         self.blocks = outline.blocks
         self.stack: list[int] = []  # indexes of open blocks, shallowest first
+        #: Logseq's stack of (block, level, its parent) for the shown parents, from the first
+        #: outdent to a level no open block has; until then it is ``stack``
+        self.shown: list[tuple[int, int, int]] | None = None
 
     def open(
         self,
@@ -138,14 +155,23 @@ class Builder:
         marker: str | None,
     ) -> Block:
         blocks, stack = self.blocks, self.stack
+        if stack and blocks[stack[-1]].level > level and self.shown is None:
+            if all(blocks[i].level != level for i in stack):  # Logseq regroups from here
+                self.shown = [(-1, 0, -1)] + [(i, blocks[i].level, blocks[i].parent) for i in stack]
         while stack and blocks[stack[-1]].level >= level:
             blocks[stack.pop()].subtree_end = lineno
         depth = len(stack)
         if depth == 1 and self.outline.indent_unit is None:
             self.outline.indent_unit = indent
+        parent = stack[-1] if stack else -1
         block = Block(
-            lineno, lineno + 1, level, depth, stack[-1] if stack else -1, kind, text, marker, {}, []
+            lineno, lineno + 1, level, depth, parent, kind, text, marker, {}, []
         )  # (literals are quicker than the default factories)
+        if self.shown is not None:
+            shown_parent = _shown_parent(self.shown, len(blocks), level)
+            if shown_parent != parent:
+                block.shown_parent = shown_parent
+                self.outline.regrouped = True
         stack.append(len(blocks))
         blocks.append(block)
         return block
@@ -155,6 +181,28 @@ class Builder:
         for i in self.stack:
             self.blocks[i].subtree_end = lineno
         self.stack.clear()
+
+
+def _shown_parent(shown: list[tuple[int, int, int]], index: int, level: int) -> int:
+    """The parent Logseq shows block ``index`` (at ``level``) under, as ``with-parent-and-left``
+    (``graph_parser/block.cljs``) finds it on its stack ``shown`` of (block, level, parent)."""
+    while True:
+        last, spaces, last_parent = shown[-1]
+        if level == spaces:  # a sibling of the last block
+            shown[-1] = (index, level, last_parent)
+            return last_parent
+        if level > spaces:  # its child
+            shown.append((index, level, last))
+            return last
+        if any(s == level for _, s, _ in shown):  # back to an open level: a sibling there
+            while shown[-1][1] > level:
+                shown.pop()
+            continue
+        deeper = next(i for i, (_, s, _) in enumerate(shown) if s > level)
+        parent, spaces = shown[deeper - 1][0], shown[deeper][1]
+        del shown[deeper:]
+        shown.append((index, spaces, parent))
+        return parent
 
 
 def preamble(outline: Outline, lineno: int) -> Block:

@@ -11,7 +11,13 @@ Status is never stored: it is derived, as of a day D, from the newest *dated* me
 
 Mentions dated after D are ignored, so ``--as-of`` makes every answer reproducible. Mentions on
 other pages are undated backlinks: they show in a timeline and do not move recency. A page's
-references to itself do not count, and journal pages are not topics.
+references to itself do not count.
+
+Every page has backlinks (a timeline and a status answer for it, journal pages included: their
+Linked References are what Logseq shows on them), but `all_topics` (``topics``, ``stale``) lists
+only the pages that are topics (`registry.Page.listed`): not journal pages, not aliases, and
+unless asked not Logseq's built-in pages nor the pages it makes of property keys, task markers
+and priorities.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from .errors import PageNotFound
+from .errors import AmbiguousPage, PageNotFound
 from .index import Index, paused_gc
-from .registry import Page, PageRegistry, build_registry, page_key
+from .registry import Page, PageRegistry, build_registry
 
 Status = Literal["active", "resolved", "stale", "unmentioned"]
 DEFAULT_DAYS = 21
@@ -75,7 +81,7 @@ class Topic:
 
 
 class Graph:
-    """Every topic of an indexed vault with its backlinks (built once per query)."""
+    """Every page of an indexed vault with its backlinks (built once per query)."""
 
     def __init__(
         self,
@@ -84,60 +90,69 @@ class Graph:
         exclude: frozenset[str] = frozenset(),
         only: str | None = None,
     ) -> None:
-        """``only``: collect the backlinks of this one topic (a name), not of every topic."""
+        """``exclude``: page names (keys) never to answer for; ``only``: collect the backlinks
+        of this one page (a name, or a path where notes share a name), not of every page."""
         self.index = index
-        self.registry = registry or build_registry(index)
+        self.registry = registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
-        self.namespaces = index.vault.flavor.namespaces
-        wanted = self.registry.resolve(only) if only is not None else None
-        for page in self.registry:
-            key = page_key(page.title)
-            if page.date is None and key not in exclude and (only is None or page is wanted):
-                self.topics.setdefault(key, Topic(page))
-        with paused_gc():
+        wanted = self._page(only) if only is not None else None
+        with paused_gc():  # every topic and backlink built here lives until the answer
+            for page in registry:
+                if only is not None and page is not wanted:
+                    continue
+                if not exclude or registry.key(page.title) not in exclude:
+                    self.topics.setdefault(registry.identity(page), Topic(page))
             self._collect()
 
     def _collect(self) -> None:
-        memo: dict[str, list[Topic]] = {}
-        self.resolved = memo  # each name as written -> the topics it lands on (summary_patch)
+        registry, topics = self.registry, self.topics
+        by_folder = registry.wiki  # Obsidian resolves a name from the linking note's folder
+        memos: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
+        self.resolved = memos  # per folder: each name as written -> where it lands (summary_patch)
         for rel, facts in self.index.files.items():
+            own = registry.file_identity(rel, facts)  # a page's references to itself do not count
+            memo = memos.setdefault(rel.rpartition("/")[0] if by_folder else "", {})
             for target, line, resolution, text in facts.mentions:
-                topics = memo.get(target)
-                if topics is None:
-                    found = (self.topics.get(k) for k in self._targets(target))
-                    topics = memo[target] = [t for t in found if t is not None]
-                for topic in topics:
-                    if topic.page.path != rel:  # a page's references to itself do not count
+                found = memo.get(target)
+                if found is None:
+                    keys = registry.targets(target, rel)
+                    found = memo[target] = [(k, topics[k]) for k in keys if k in topics]
+                for key, topic in found:
+                    if key != own:
                         topic.backlinks.append(
                             Backlink(facts.date, facts.title, rel, line, text, resolution)
                         )
-        for topic in self.topics.values():
-            topic.backlinks = _dedupe(topic.backlinks)
+        for topic in topics.values():
+            if len(topic.backlinks) > 1:
+                topic.backlinks = _dedupe(topic.backlinks)
 
-    def _targets(self, name: str) -> list[str]:
-        """The topic keys a reference lands on (Logseq: also every namespace parent)."""
-        page = self.registry.resolve(name)
-        if page is None:
-            return []
-        keys = [page_key(page.title)]
-        if self.namespaces and "/" in page.title:
-            parts = page.title.split("/")
-            for i in range(len(parts) - 1, 0, -1):
-                parent = self.registry.resolve("/".join(parts[:i]))
-                if parent is not None:
-                    keys.append(page_key(parent.title))
-        return keys
+    def _page(self, name: str) -> Page | None:
+        """The page a topic name given on its own means; `AmbiguousPage` if several notes share
+        it (Obsidian), which their paths then tell apart."""
+        found = self.registry.candidates(name)
+        if len(found) > 1:
+            paths = [p.path or p.title for p in found]
+            raise AmbiguousPage(
+                f"{name!r} names {len(found)} notes: {', '.join(paths)}; give the path of the "
+                "one you mean",
+                paths,
+            )
+        return found[0] if found else None
 
     def topic(self, name: str) -> Topic:
-        """The topic ``name`` resolves to, or `PageNotFound` with the closest names."""
-        page = self.registry.resolve(name)
-        topic = self.topics.get(page_key(page.title)) if page else None
+        """The page ``name`` resolves to, with its backlinks, or `PageNotFound` with the
+        closest names (`AmbiguousPage` where several notes share the name)."""
+        page = self._page(name)
+        topic = self.topics.get(self.registry.identity(page)) if page else None
         if topic is None:
             hint = self.registry.suggest(name)
             more = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
-            kind = "a journal page, not a topic" if page and page.date else "not a page"
-            raise PageNotFound(f"{name!r} is {kind} of this vault{more}")
+            raise PageNotFound(f"{name!r} is not a page of this vault{more}")
         return topic
+
+    def listed(self, all_pages: bool = False) -> list[Topic]:
+        """The topics `topics` and `stale` list (`registry.Page.listed`)."""
+        return [t for t in self.topics.values() if t.page.listed(all_pages)]
 
 
 def _dedupe(backlinks: list[Backlink]) -> list[Backlink]:
@@ -182,9 +197,10 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
     return dated + undated
 
 
-def all_topics(graph: Graph, as_of: dt.date, days: int) -> list[Topic]:
-    """Every topic with its derived status, most recently mentioned first."""
-    return by_recency([derive(t, as_of, days) for t in graph.topics.values()])
+def all_topics(graph: Graph, as_of: dt.date, days: int, all_pages: bool = False) -> list[Topic]:
+    """Every topic with its derived status, most recently mentioned first (``all_pages``:
+    Logseq's built-in, property-key, marker and priority pages too)."""
+    return by_recency([derive(t, as_of, days) for t in graph.listed(all_pages)])
 
 
 def by_recency(topics: list[Topic]) -> list[Topic]:
@@ -203,7 +219,7 @@ def related(
 ) -> list[tuple[Topic, float]]:
     """The topics most co-mentioned with ``topic`` (same block), weighted by recency."""
     weights = co_mention_weights(graph, as_of, days)
-    key = page_key(topic.page.title)
+    key = graph.registry.identity(topic.page)
     pairs = [(graph.topics[other], w) for (a, other), w in weights.items() if a == key]
     pairs.sort(key=lambda p: (-p[1], p[0].page.title.lower()))
     return pairs[:limit]
@@ -213,6 +229,8 @@ def co_mention_weights(graph: Graph, as_of: dt.date, days: int) -> dict[tuple[st
     """Pairwise co-mention weights: each shared block counts 0.5 ** (age / window)."""
     by_block: dict[tuple[str, int], list[tuple[str, float]]] = defaultdict(list)
     for key, topic in graph.topics.items():
+        if not topic.page.listed():
+            continue
         for b in topic.backlinks:
             if b.date is not None and b.date > as_of:
                 continue

@@ -1,27 +1,36 @@
 """The page registry: every page of a vault, its aliases, and how a reference resolves to it.
 
-Resolution follows the outliner's own rules, because guest rule 2 ("never create pages") is only
-as good as our agreement with the app about which names exist:
+Resolution follows the outliner's own rules, because guest rule 2 ("never create pages") and the
+backlinks are only as good as our agreement with the app about which names exist and which page
+a reference lands on. A flavor's `flavors.Flavor.resolution` picks the rules:
 
-* Logseq: names are case-insensitive (lower-cased, NFC); ``title::`` overrides the file name;
-  ``alias::`` names fold into their page; every namespace parent of ``A/B`` exists (Logseq
-  creates it); journal pages are titled by ``:journal/page-title-format``.
-* Obsidian and plain Markdown: a bare name matches a file's base name anywhere in the vault, a
-  name with ``/`` matches a path suffix, case-insensitively; a front-matter alias does NOT
-  resolve a bare ``[[Alias]]`` (it must be written ``[[Real|Alias]]``).
+* ``"logseq"`` (`logseq_pages.LogseqPages`): a page per name, as Logseq's database holds it:
+  files (``title::`` overrides the file name), every name a block refers to, namespace parents,
+  aliases, and the built-in pages; names compare lower-cased; a date-like name is that day's
+  journal page; an alias folds into its page.
+* ``"wiki"`` (`wiki_pages.WikiPages`): Obsidian and plain Markdown: a note is a file, a bare name
+  matches base names (the linking note's folder first, then the shortest path, then
+  alphabetical), a name with ``/`` a path suffix; a front-matter alias does NOT resolve a bare
+  ``[[Alias]]`` (it must be written ``[[Real|Alias]]``).
+
+Each registry answers the same questions: `PageRegistry.resolve` (the page a reference opens),
+`PageRegistry.targets` (the topics whose backlinks a reference counts in), `identity` (a topic's
+key: the page name in Logseq, the note's path in Obsidian) and `file_identity` (the page a file
+is, for "a page's references to itself do not count").
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import functools
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BadPageName, UnreadablePage
-from .facts import tombstone_of
+from .facts import PageFacts, tombstone_of
 from .flavors import Flavor
 from .scanner import inline_refs
 from .vault import Vault
@@ -29,45 +38,59 @@ from .vault import Vault
 if TYPE_CHECKING:
     from .index import Index
 
+#: Why a page exists: its own file; a reference (Logseq makes a page of every name a block
+#: refers to, namespace parents included); an alias (it shows the page that declares it); one
+#: of Logseq's built-in pages; a name used only as a property key, task marker or priority.
+PageOrigin = Literal["file", "reference", "alias", "builtin", "meta"]
+
 
 @dataclass
 class Page:
-    """One page: its title, file (None for a page that exists only as a namespace parent),
-    aliases, and its day if it is a journal page."""
+    """One page: its title, file (None for a page that exists without one), aliases, its day if
+    it is a journal page, and why it exists."""
 
     title: str
     path: str | None
     aliases: list[str] = field(default_factory=list)
     date: dt.date | None = None
     superseded_by: str | None = None  # a human-set tombstone: ``superseded-by:: [[New]]``
+    origin: PageOrigin = "file"
 
     def to_json(self) -> dict[str, Any]:
         """The contract's ``pages`` entry."""
         return {"title": self.title, "path": self.path, "aliases": self.aliases}
 
+    def listed(self, all_pages: bool = False) -> bool:
+        """Whether `topics` and `stale` list this page: not a journal page, not an alias (it
+        shows its page), and, unless ``all_pages``, not a built-in page nor one Logseq made of
+        a property key, a task marker or a priority."""
+        if self.date is not None or self.origin == "alias":
+            return False
+        return all_pages or self.origin not in ("builtin", "meta")
+
 
 @functools.lru_cache(maxsize=1 << 16)
 def page_key(name: str) -> str:
-    """The case- and normalisation-insensitive key outliners compare page names by."""
+    """The key Obsidian and plain Markdown compare note names by (case- and normalisation-
+    insensitive, surrounding spaces ignored). Each flavor has its own: `Flavor.page_key`."""
     return unicodedata.normalize("NFC", name.strip()).lower()
 
 
 class PageRegistry:
-    """All pages of one vault and the flavor's resolution rules."""
+    """All pages of one vault and the flavor's resolution rules (see the module docstring).
 
-    def __init__(self, pages: Iterable[Page], flavor: Flavor) -> None:
-        self.pages = sorted(pages, key=lambda p: (page_key(p.title), p.path or ""))
+    ``source``: the vault-relative file the references are written in, where resolution
+    depends on it (Obsidian resolves a bare name from the linking note's folder first).
+    """
+
+    #: Obsidian rules: a bare alias does not resolve, a #tag is not a page.
+    wiki = False
+
+    def __init__(self, pages: Iterable[Page], flavor: Flavor, source: str | None = None) -> None:
         self.flavor = flavor
-        self.wiki = not flavor.aliases_resolve  # Obsidian rules: names and paths, not aliases
-        self._by_name: dict[str, Page] = {}
-        self._by_alias: dict[str, Page] = {}
-        self._by_path: dict[str, Page] = {}
-        for page in self.pages:
-            self._by_name.setdefault(page_key(page.title), page)
-            for alias in page.aliases:
-                self._by_alias.setdefault(page_key(alias), page)
-            if page.path:
-                self._by_path[page_key(page.path.rsplit(".", 1)[0])] = page
+        self.key = flavor.page_key
+        self.pages = sorted(pages, key=lambda p: (self.key(p.title), p.path or ""))
+        self.source = source
 
     def __iter__(self) -> Iterator[Page]:
         return iter(self.pages)
@@ -75,29 +98,51 @@ class PageRegistry:
     def __len__(self) -> int:
         return len(self.pages)
 
-    def resolve(self, name: str) -> Page | None:
-        """The page a reference to ``name`` lands on, or None if the outliner has no such page."""
-        key = page_key(name)
-        if self.wiki:
-            if key.endswith(".md"):
-                key = key[:-3]
-            if "/" in key:
-                return self._by_path.get(key) or self._path_suffix(key)
-            return self._by_name.get(key)
-        return self._by_name.get(key) or self._by_alias.get(key)
+    def seen_from(self, source: str) -> PageRegistry:
+        """This registry resolving references written in the file ``source``."""
+        view = copy.copy(self)
+        view.source = source
+        return view
 
-    def _path_suffix(self, key: str) -> Page | None:
-        # Obsidian: "[[Folder/Note]]" is any note whose path ends with that folder and name.
-        matches = [p for k, p in self._by_path.items() if k.endswith("/" + key)]
-        return min(matches, key=lambda p: len(p.path or "")) if matches else None
+    def resolve(self, name: str, source: str | None = None) -> Page | None:
+        """The page a reference to ``name`` opens, or None if the outliner has no such page."""
+        raise NotImplementedError
+
+    def candidates(self, name: str) -> list[Page]:
+        """Every page a name given on its own (a query's topic) could mean: more than one only
+        where notes share a name (Obsidian), which a path then tells apart."""
+        page = self.resolve(name)
+        return [page] if page is not None else []
+
+    def targets(self, name: str, source: str) -> tuple[str, ...]:
+        """The identities of the topics whose backlinks a reference to ``name`` in the file
+        ``source`` counts in (the page it lands on; in Logseq also every page of its alias
+        group)."""
+        page = self.resolve(name, source)
+        return (self.identity(page),) if page is not None else ()
+
+    def identity(self, page: Page) -> str:
+        """The key a page is a topic under."""
+        return self.key(page.title)
+
+    def file_identity(self, rel: str, facts: PageFacts) -> str:
+        """The identity of the page the file ``rel`` is."""
+        return self.key(facts.title)
+
+    def link_text(self, page: Page) -> str:
+        """What to write in ``[[…]]`` (in the `source` file) to link ``page``: its title, or,
+        where notes share a name (Obsidian), the shortest path that opens this one."""
+        return page.title
 
     def alias_owner(self, name: str) -> Page | None:
         """The page that has ``name`` as an alias (Obsidian: to suggest ``[[Real|Alias]]``)."""
-        return self._by_alias.get(page_key(name))
+        key = self.key(name)
+        return next((p for p in self.pages if any(self.key(a) == key for a in p.aliases)), None)
 
     def names(self) -> list[str]:
-        """Every linkable name (titles, and aliases where they resolve), for suggestions."""
-        names = [p.title for p in self.pages]
+        """Every linkable name a suggestion may offer: titles and, where they resolve, aliases;
+        not the pages Logseq has built in or makes of property keys, markers and priorities."""
+        names = [p.title for p in self.pages if p.origin not in ("alias", "builtin", "meta")]
         if not self.wiki:
             names.extend(a for p in self.pages for a in p.aliases)
         return names
@@ -132,46 +177,26 @@ class PageRegistry:
 
 
 def build_registry(index: Index) -> PageRegistry:
-    """The registry of an indexed vault, by its flavor's rules.
+    """The registry of an indexed vault, by its flavor's rules (`Flavor.resolution`)."""
+    if index.vault.flavor.resolution == "logseq":
+        from .logseq_pages import build_logseq_pages
 
-    Logseq also counts as existing every page that is only referenced (its database creates a
-    page for each ``[[X]]`` or ``#X``, listed in All pages) and every namespace parent.
-    """
-    flavor = index.vault.flavor
+        return build_logseq_pages(index)
+    from .wiki_pages import WikiPages
+
     pages = [
         Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
         for rel, f in index.files.items()
     ]
-    if flavor.pages_by_reference:
-        pages.extend(_referenced_only(index, pages))
-    if flavor.namespaces:
-        pages.extend(_namespace_parents(pages))
-    return PageRegistry(pages, flavor)
+    return WikiPages(pages, index.vault.flavor)
 
 
-def _referenced_only(index: Index, pages: list[Page]) -> list[Page]:
-    known = {page_key(p.title) for p in pages} | {page_key(a) for p in pages for a in p.aliases}
-    found: dict[str, Page] = {}
-    for facts in index.files.values():
-        for target, *_ in facts.mentions:
-            key = page_key(target)
-            if key and key not in known and key not in found:
-                found[key] = Page(unicodedata.normalize("NFC", target.strip()), None)
-    return list(found.values())
+def load_registry(vault: Vault, *, use_cache: bool = True) -> tuple[PageRegistry, list[str]]:
+    """Index ``vault`` and build its registry; also return the pages that could not be read."""
+    from .index import load_index
 
-
-def _namespace_parents(pages: list[Page]) -> list[Page]:
-    """Logseq creates ``A`` and ``A/B`` for a page ``A/B/C``; they exist without a file."""
-    known = {page_key(p.title) for p in pages}
-    parents: dict[str, Page] = {}
-    for page in pages:
-        parts = page.title.split("/")
-        for i in range(1, len(parts)):
-            title = "/".join(parts[:i])
-            key = page_key(title)
-            if title and key not in known and key not in parents:
-                parents[key] = Page(title, None)
-    return list(parents.values())
+    index = load_index(vault, use_cache=use_cache)
+    return build_registry(index), index.warnings
 
 
 class KnownPages:
@@ -180,8 +205,9 @@ class KnownPages:
     A session-end hook has about a second, and indexing a large vault for the first time takes
     longer. Most bullets only link pages by their own names: those are confirmed from the file
     names and the linked pages' own properties (``title::`` renames a page, ``superseded-by::``
-    retires it). Anything else (an alias, a page that exists only by reference, a block ref, a
-    Logseq daily template) needs the full index.
+    retires it), and Logseq's built-in pages always exist. Anything else (an alias, a page that
+    exists only by reference, a block ref, a Logseq daily template) needs the full index. Either
+    way a name resolves to the page the full registry gives it (tests/test_guard_agreement.py).
     """
 
     def __init__(self, vault: Vault, use_cache: bool = True, index: Index | None = None) -> None:
@@ -210,12 +236,13 @@ class KnownPages:
             return frozenset()
         return frozenset(i for facts in self._index.files.values() for i in facts.block_ids)
 
-    def registry_for(self, texts: list[str], new_page: bool) -> PageRegistry:
-        """A registry that resolves every reference of ``texts`` as the full one would."""
-        quick = None if self._index is not None else self._quick(texts, new_page)
-        return quick if quick is not None else build_registry(self.index)
+    def registry_for(self, texts: list[str], new_page: bool, source: str) -> PageRegistry:
+        """A registry that resolves every reference of ``texts``, written on the page file
+        ``source``, as the full one would."""
+        quick = None if self._index is not None else self._quick(texts, new_page, source)
+        return (quick or build_registry(self.index)).seen_from(source)
 
-    def _quick(self, texts: list[str], new_page: bool) -> PageRegistry | None:
+    def _quick(self, texts: list[str], new_page: bool, source: str) -> PageRegistry | None:
         vault, flavor = self.vault, self.vault.flavor
         if new_page and vault.settings.template and flavor.name == "logseq":
             return None  # the daily template is found through the index
@@ -226,12 +253,12 @@ class KnownPages:
         for ref in refs:
             if ref.kind == "tag" and "tag" not in flavor.backlink_kinds:
                 continue  # an Obsidian #tag is a tag, not a page
-            page = self._by_file_name(ref.target)
+            page = self._by_file_name(ref.target, source)
             checked = self._confirm(page, ref.target) if page else None
             if checked is None:
                 return None
             confirmed.append(checked)
-        return PageRegistry(confirmed, flavor)
+        return _registry(confirmed, vault)
 
     @functools.cached_property
     def _stems(self) -> dict[str, list[str]]:
@@ -242,33 +269,39 @@ class KnownPages:
             stems.setdefault(stem, []).append(rel)
         return stems
 
-    def _by_file_name(self, name: str) -> Page | None:
+    def _by_file_name(self, name: str, source: str) -> Page | None:
         """The page whose file name gives it the title ``name``, without reading any page."""
-        vault, key = self.vault, page_key(name)
-        if not vault.flavor.aliases_resolve:  # Obsidian rules: a base name or a path suffix
-            key = key.removesuffix(".md")
-            for rel in self._stems.get(key.rsplit("/", 1)[-1], []):
-                if "/" not in key or ("/" + rel.lower()).removesuffix(".md").endswith("/" + key):
-                    title, day = vault.describe(rel)
-                    return Page(title, rel, [], day)
-            return None
-        if vault.title_format is not None and (day := vault.title_format.parse(name, True)):
+        vault = self.vault
+        if vault.flavor.resolution == "wiki":  # a base name or a path, from the source's folder
+            stem = page_key(name).removesuffix(".md").rsplit("/", 1)[-1]
+            files = [Page(vault.describe(rel)[0], rel) for rel in self._stems.get(stem, [])]
+            found = _registry(files, vault).resolve(name, source) if files else None
+            if found is None or found.path is None:
+                return None
+            title, day = vault.describe(found.path)
+            return Page(title, found.path, [], day)
+        key = vault.flavor.page_key(name)
+        names = vault.journal_names
+        if names is not None and (day := names.day_of(name)):
             path = vault.journal_path(day)
             rel = path.relative_to(vault.root).as_posix()
-            return Page(vault.journal_title(day), rel, [], day) if path.is_file() else None
+            return Page(names.journal_title(day), rel, [], day) if path.is_file() else None
         try:
             stem = vault.flavor.file_name_of(name, vault.settings).lower()
         except BadPageName:
-            return None
+            stem = ""
         for rel in self._stems.get(unicodedata.normalize("NFC", stem), []):
             title, day = vault.describe(rel)
-            if page_key(title) == key:
+            if vault.flavor.page_key(title) == key:
                 return Page(title, rel, [], day)
-        return None
+        builtin = {vault.flavor.page_key(n): n for n in vault.flavor.built_in_pages}
+        return Page(builtin[key], None, origin="builtin") if key in builtin else None
 
     def _confirm(self, page: Page, name: str) -> Page | None:
         """The page as its own file describes it, if ``name`` really names it."""
-        if page.path is None or page.path.endswith(".org"):
+        if page.path is None:
+            return page  # a built-in page: it exists in every graph
+        if page.path.endswith(".org"):
             return None
         try:
             outline = self.vault.read_page(page.path)
@@ -276,14 +309,17 @@ class KnownPages:
             return None
         props = outline.page_properties
         title = self.vault.flavor.title_from_properties(props)
-        if title and page_key(title) != page_key(name):
+        if title and self.vault.flavor.page_key(title) != self.vault.flavor.page_key(name):
             return None  # title:: renamed it: the file name is not a page name
-        return Page(title or page.title, page.path, [], page.date, tombstone_of(props))
+        return Page(title or page.title, page.path, [], page.date, tombstone_of(props), page.origin)
 
 
-def load_registry(vault: Vault, *, use_cache: bool = True) -> tuple[PageRegistry, list[str]]:
-    """Index ``vault`` and build its registry; also return the pages that could not be read."""
-    from .index import load_index
+def _registry(pages: list[Page], vault: Vault) -> PageRegistry:
+    """A registry of a few known pages, with the vault's resolution rules."""
+    if vault.flavor.resolution == "logseq":
+        from .logseq_pages import LogseqPages
 
-    index = load_index(vault, use_cache=use_cache)
-    return build_registry(index), index.warnings
+        return LogseqPages(pages, vault.flavor, vault.journal_names)
+    from .wiki_pages import WikiPages
+
+    return WikiPages(pages, vault.flavor)

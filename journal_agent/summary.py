@@ -26,7 +26,7 @@ from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
-FORMAT = 3
+FORMAT = 4
 
 
 @dataclass
@@ -36,6 +36,8 @@ class Summary:
     stamp: str
     titles: list[str] = field(default_factory=list)
     paths: list[str | None] = field(default_factory=list)
+    #: 1 for a page listed only with ``all_pages`` (Logseq's built-in and property-key pages)
+    extra: array[int] = field(default_factory=lambda: array("b"))
     starts: array[int] = field(default_factory=lambda: array("i", [0]))
     undated: array[int] = field(default_factory=lambda: array("i"))
     days: array[int] = field(default_factory=lambda: array("i"))  # date ordinals
@@ -54,10 +56,11 @@ class Summary:
         s = cls(stamp, warnings=list(graph.index.warnings))
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
-        days, sources, lines, resolutions, texts, starts = [], [], [], [], [], [0]
-        for topic in graph.topics.values():
+        days, sources, lines, resolutions, texts, starts, extra = [], [], [], [], [], [0], []
+        for topic in graph.listed(all_pages=True):
             s.titles.append(topic.page.title)
             s.paths.append(topic.page.path)
+            extra.append(not topic.page.listed())
             dated = [b for b in topic.backlinks if b.date is not None]
             dated.sort(key=_order)
             s.undated.append(len(topic.backlinks) - len(dated))
@@ -77,15 +80,20 @@ class Summary:
             starts.append(len(days))
         s.days, s.sources, s.lines = array("i", days), array("i", sources), array("i", lines)
         s.resolutions, s.texts = array("b", resolutions), array("i", texts)
-        s.starts = array("i", starts)
+        s.starts, s.extra = array("i", starts), array("b", extra)
         return s
 
-    def topics(self, as_of: dt.date, days: int, only: str | None = None) -> list[Topic]:
+    def topics(
+        self, as_of: dt.date, days: int, only: str | None = None, all_pages: bool = False
+    ) -> list[Topic]:
         """Every topic (or those with status ``only``) with its status as of ``as_of``, as
-        `queries.derive` would give it."""
+        `queries.derive` would give it (``all_pages``: Logseq's built-in and property-key,
+        marker and priority pages too)."""
         limit, days_, starts, undated = as_of.toordinal(), self.days, self.starts, self.undated
         out = []
         for i, title in enumerate(self.titles):
+            if self.extra[i] and not all_pages:
+                continue
             lo, hi = starts[i], starts[i + 1]
             end = bisect.bisect_right(days_, limit, lo, hi) if hi > lo else lo
             silent = limit - days_[end - 1] if end > lo else None

@@ -31,11 +31,10 @@ from .cachedir import write_atomic
 from .errors import UnreadablePage
 from .facts import page_facts
 from .queries import Graph
-from .registry import page_key
 from .summary import Summary
 from .vault import PageFile, Vault
 
-FORMAT = 2  # bump when Sidecar changes
+FORMAT = 3  # bump when Sidecar changes
 #: More changed files than this: a rebuild (which reuses the index for the rest) is as quick.
 MAX_CHANGED = 64
 
@@ -48,7 +47,11 @@ class Sidecar:
     stamp: str  # the summary it belongs to
     rels: list[str]  # every page file, in `Vault.page_files` order
     stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
-    targets: dict[str, tuple[int, ...]]  # a name as written -> the topics (positions) it lands on
+    #: per folder of the linking file ("" where the flavor resolves names the same from
+    #: everywhere): a name as written -> the topics (positions) it lands on
+    targets: dict[str, dict[str, tuple[int, ...]]]
+    by_folder: bool
+    aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
     fileless: frozenset[int]  # topics without a file: they exist by being referenced
     marked: frozenset[str]  # journal files with an alias, a title or a tombstone
 
@@ -76,9 +79,13 @@ def remember(
     summary_path: str, graph: Graph, summary: Summary, files: list[PageFile], base: str
 ) -> None:
     """Keep what a later patch of ``summary`` needs (called when it was built and saved)."""
-    position = {id(t): i for i, t in enumerate(graph.topics.values())}
+    position = {id(t): i for i, t in enumerate(graph.listed(all_pages=True))}  # Summary.of's
     targets = {
-        name: tuple(position[id(t)] for t in found) for name, found in graph.resolved.items()
+        folder: {
+            name: tuple(position[id(t)] for _key, t in found if id(t) in position)
+            for name, found in memo.items()
+        }
+        for folder, memo in graph.resolved.items()
     }
     marked = frozenset(
         rel
@@ -91,6 +98,8 @@ def remember(
         [f.rel for f in files],
         _stats(files),
         targets,
+        graph.registry.wiki,
+        frozenset(graph.registry.key(a) for p in graph.registry for a in p.aliases),
         frozenset(i for i, p in enumerate(summary.paths) if p is None),
         marked,
     )
@@ -119,6 +128,8 @@ def _complete(side: Sidecar) -> bool:
         "rels": list,
         "stats": array,
         "targets": dict,
+        "by_folder": bool,
+        "aliases": frozenset,
         "fileless": frozenset,
         "marked": frozenset,
     }
@@ -187,8 +198,9 @@ def _fresh_mentions(
     vault: Vault, changed: list[PageFile], side: Sidecar, old: Summary
 ) -> _Fresh | None:
     out: _Fresh = {}
-    titles: dict[str, int] = {}
+    titles: dict[str, int] | None = None
     for f in changed:
+        resolved = side.targets.get(f.rel.rpartition("/")[0] if side.by_folder else "", {})
         day = vault.date_of(f.rel)
         if day is None or f.rel in side.marked or f.rel.endswith(".org"):
             return None
@@ -200,26 +212,37 @@ def _fresh_mentions(
             return None
         per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
         for target, line, resolution, text in facts.mentions:
-            positions = side.targets.get(target)
+            positions = resolved.get(target)
             if positions is None:
-                titles = titles or {page_key(t): i for i, t in enumerate(old.titles)}
-                positions = _by_title(target, titles)
+                titles = titles if titles is not None else _titles(vault, old)
+                positions = _by_title(vault, target, titles, side)
             if positions is None:
-                return None  # a name that is no topic's title: it may create a page
+                return None  # a name not seen when it was built: it may land elsewhere, or mint
             for i in positions:
                 per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
         out[f.rel] = (day, per_topic)
     return out
 
 
-def _by_title(name: str, titles: dict[str, int]) -> tuple[int, ...] | None:
+def _titles(vault: Vault, old: Summary) -> dict[str, int]:
+    """Each topic title's key -> its position; a key that two topics share maps to -1."""
+    key = vault.flavor.page_key
+    out: dict[str, int] = {}
+    for i, title in enumerate(old.titles):
+        out[key(title)] = -1 if key(title) in out else i
+    return out
+
+
+def _by_title(
+    vault: Vault, name: str, titles: dict[str, int], side: Sidecar
+) -> tuple[int, ...] | None:
     """The topic a name not seen when the summary was built lands on, when that is certain: it
-    is a topic's own title (titles win over aliases in every flavor) and names no namespace or
-    path."""
-    if "/" in name or name.lower().endswith(".md"):
+    is one topic's own title, no alias of any page, and names no namespace or path."""
+    if "/" in name or name.lower().endswith((".md", ".markdown")):
         return None
-    i = titles.get(page_key(name))
-    return None if i is None else (i,)
+    key = vault.flavor.page_key(name)
+    i = titles.get(key, -1)
+    return None if i < 0 or key in side.aliases else (i,)
 
 
 def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | None:
@@ -232,6 +255,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     if touched is None:
         return None
     new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
+    new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = list(old.files), list(old.strings), list(old.warnings)
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied

@@ -20,8 +20,10 @@ from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
 from .files import MAX_PAGE_BYTES, inside, read_file
 from .flavors import Flavor, Settings, detect_flavor, flavor_named
+from .outline import line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .scanner import Outline, decode, scan
+from .titles import JournalNames
 
 if TYPE_CHECKING:
     from .backends.base import JournalPage
@@ -70,6 +72,12 @@ class Vault:
         """Logseq's journal page title pattern (other flavors title a journal by its file name)."""
         fmt = self.settings.journal_title_format
         return DateFormat(fmt, "logseq") if fmt else None
+
+    @cached_property
+    def journal_names(self) -> JournalNames | None:
+        """Which page names are journal pages, where the flavor decides it by name (Logseq)."""
+        fmt = self.settings.journal_title_format
+        return JournalNames(fmt) if fmt and self.flavor.journals_by_name else None
 
     @cached_property
     def _old_formats(self) -> list[DateFormat]:
@@ -220,14 +228,33 @@ class Vault:
                 except OSError as exc:  # a link loop, a file gone meanwhile
                     warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
 
-    def describe(self, rel: str) -> tuple[str, dt.date | None]:
-        """The title a page file's name gives it (Logseq's ``title::`` may override it) and its
-        day if it is a journal page."""
-        day = self.date_of(rel)
-        if day:
-            return self.journal_title(day), day
+    def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
+        """A page file's title and its day if it is a journal page. ``title``: the one its own
+        properties give it (Logseq's ``title::``), which overrides its file name.
+
+        Logseq makes a page a journal by its name (`titles`), so ``pages/2026_11_07.md`` and a
+        ``title:: Nov 7th, 2026`` are that day's journal and ``journals/weekly.md`` is not; one
+        addition: a file of the journal folder named by the graph's own file-name format is
+        that day's journal even where Logseq's parser would not read the name as a date (a
+        ``yyyyMMdd`` format), because that is where journal-agent writes the day's page."""
+        names = self.journal_names
+        if names is None:
+            day = self.date_of(rel)
+            if day:
+                return self.journal_title(day), day
         stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        return self.flavor.title_of(stem, self.settings), None
+        name = title or self.flavor.title_of(stem, self.settings)
+        if names is None:
+            return name, None
+        day = names.day_of(name) or (None if title else self._own_format_day(rel))
+        return (names.journal_title(day), day) if day else (name, None)
+
+    def _own_format_day(self, rel: str) -> dt.date | None:
+        """The day of a file in the journal folder named by the configured file-name format."""
+        folder = self.settings.journal_dir
+        if folder and not rel.startswith(folder + "/"):
+            return None
+        return self.file_format.parse(rel[len(folder) + 1 if folder else 0 :].rsplit(".", 1)[0])
 
     def _hidden(self, rel: str) -> bool:
         for hidden in self.settings.hidden:
@@ -263,8 +290,15 @@ class Vault:
         )
 
     def parse_page(self, rel: str, data: bytes) -> Outline:
-        """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text."""
+        """Scan one page's bytes; `UnreadablePage` if they are not UTF-8 text. A Logseq graph's
+        ``.org`` pages are read as org-mode (`org`)."""
         text, bom = decode(data, rel)
+        if self.flavor.org_pages and rel.lower().endswith(".org"):
+            from .org import scan_org  # lazy: few graphs hold org pages
+
+            outline = scan_org(text, line_count(text), self.settings.comma_properties)
+            outline.text, outline.bom = text, bom
+            return outline
         return self.scan_text(text, bom)
 
     def read_page(self, rel: str) -> Outline:

@@ -44,7 +44,8 @@ def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: in
     for m in _WIKI_INLINE.finditer(line):
         group = m.lastgroup
         if group == "wiki":
-            target = m.group("wtarget").strip()
+            # in a table the label's | is written \| ("Advanced formatting syntax": tables)
+            target = m.group("wtarget").strip().removesuffix("\\")
             if target:
                 kind: RefKind = "embed" if m.group("bang") else "link"
                 out.append(Ref(_strip_md(target), kind, lineno, col + m.start(), col + m.end()))

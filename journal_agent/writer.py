@@ -123,7 +123,7 @@ def append(
     result = AppendResult(page.title, page.path)
     known = KnownPages(vault, use_cache, index)
     try:
-        texts = _guard(texts, vault, known, unlink_unknown, new_page=not vault.journal_exists(page))
+        texts = _guard(texts, vault, known, unlink_unknown, page)
     except BulletsRefused as exc:
         exc.page, exc.path = result.page, result.path
         raise
@@ -149,10 +149,11 @@ def append(
 
 
 def _guard(
-    texts: list[str], vault: Vault, known: KnownPages, unlink_unknown: bool, new_page: bool
+    texts: list[str], vault: Vault, known: KnownPages, unlink_unknown: bool, page: JournalPage
 ) -> list[str]:
     syntax = vault.flavor.syntax
-    registry = known.registry_for(texts, new_page)
+    # references resolve as they would in the journal page itself (Obsidian: from its folder)
+    registry = known.registry_for(texts, not vault.journal_exists(page), page.path)
     ids = known.block_ids
     problems = [p for t in texts for p in lint(t, registry, syntax, block_ids=ids)]
     if unlink_unknown and problems and all(p.kind == "unknown-page" for p in problems):

@@ -12,6 +12,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_VAULT = ROOT / "sample_vault"
 FIXTURE_VAULTS = Path(__file__).resolve().parent / "vaults"
+#: Figures of tests/test_logseq_graph_oracle.py ("graph: what: N pages compared, K agree").
+ORACLE_FIGURES = pytest.StashKey[list[str]]()
 
 
 @pytest.hookimpl(trylast=True)
@@ -22,6 +24,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
     factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
     set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    """The Logseq oracle's per-graph figures, when its tests ran."""
+    figures = config.stash.get(ORACLE_FIGURES, [])
+    if figures:
+        terminalreporter.section("Logseq graph-parser oracle: pages agreeing")
+        for line in figures:
+            terminalreporter.write_line(line)
 
 
 @pytest.fixture(autouse=True)

@@ -318,6 +318,28 @@ def _fence(rng: random.Random, indent: str) -> list[str]:
     return lines
 
 
+BEGIN_KINDS = ["QUOTE", "NOTE", "TIP", "SRC python", "EXAMPLE", "QUERY", "COMMENT", "EXPORT html"]
+
+
+def _begin_block(rng: random.Random, indent: str) -> list[str]:
+    """A #+BEGIN_… block: its content's ``- x`` lines are no blocks; some kinds hold no refs;
+    one without its END is text (and ``#+BEGIN_X`` a tag)."""
+    kind = rng.choice(BEGIN_KINDS)
+    name = kind.split()[0]
+    begin = "#+" + rng.choice(["BEGIN_", "begin_"]) + kind
+    body = [indent + rng.choice(["- ", "", "  "]) + _inline(rng) for _ in range(rng.randint(0, 3))]
+    end = [] if rng.random() < 0.1 else [indent + rng.choice(["#+END_", "#+end_"]) + name]
+    return [indent + begin, *body, *end]
+
+
+def _front_line(rng: random.Random) -> str:
+    name = rng.choice(PAGE_NAMES).replace(",", "")
+    return rng.choice(
+        [f"title: {name}", f"alias: {name}", f"tags: {name}, [[{rng.choice(MULTI_WORD)}]]"]
+        + [f"{rng.choice(['type', 'source', 'Odd_Key'])}: [[{name}]]"]
+    )
+
+
 def _task_lines(rng: random.Random, cont: str) -> list[str]:
     """What Logseq writes under a task: a schedule or deadline, and a logbook."""
     lines = []
@@ -354,6 +376,8 @@ class _Page:
                 self.lines += _fence(rng, cont)
             elif r < 0.25:
                 self.lines.append(cont + "#" * rng.randint(1, 4) + " " + _inline(rng))
+            elif r < 0.3:
+                self.lines += _begin_block(rng, cont)
             else:
                 self.lines.append(cont + _inline(rng) + rng.choice(["", "", "", " ", "  "]))
         if rng.random() < 0.06:
@@ -376,13 +400,22 @@ class _Page:
             self.lines.append(indent + "- " + "#" * rng.randint(1, 3) + " " + _inline(rng))
         elif r < 0.16:
             self.lines.append(indent + "-\t" + _inline(rng))
+        elif r < 0.18:
+            block = _begin_block(rng, cont)
+            self.lines += [indent + "- " + block[0].lstrip(" \t"), *block[1:]]
         else:
             self.lines.append(indent + "- " + _marker(rng) + _inline(rng))
 
     def preamble(self) -> None:
         rng = self.rng
         if rng.random() < 0.3:
-            self.lines += [_property(rng, page=True) for _ in range(rng.randint(1, 4))]
+            r = rng.random()
+            if r < 0.15:  # YAML front matter: key: value lines between --- lines
+                self.lines += ["---", *(_front_line(rng) for _ in range(rng.randint(0, 3))), "---"]
+            elif r < 0.25:  # org-style directives
+                self.lines += [f"#+{_property(rng, page=True).replace('::', ':', 1)}"]
+            else:
+                self.lines += [_property(rng, page=True) for _ in range(rng.randint(1, 4))]
             if rng.random() < 0.5:
                 self.lines.append("")
 
@@ -409,3 +442,78 @@ def logseq_page(rng: random.Random) -> str:
     if rng.random() < 0.1:
         text = "\ufeff" + text
     return text
+
+
+# ---------------------------------------------------------------------------------------------
+# org-mode pages (a Logseq graph's .org files)
+
+ORG_NOISE = [
+    lambda rng, name: f"`[[{name}]]`",  # backticks are no code in org: a reference
+    lambda rng, name: f"=[[{name}]]=",  # verbatim hides it
+    lambda rng, name: f"~{rng.choice(WORDS)} [[{name}]]~",  # code hides it
+    lambda rng, name: f"word=[[{name}]]=",  # no verbatim after a letter
+    lambda rng, name: f"[[{name}][{rng.choice(LABELS)}]]",  # a link to the page
+    lambda rng, name: f"[[file:../pages/{rng.choice(['a', 'b'])}.org][{rng.choice(LABELS)}]]",
+    lambda rng, name: f"[[https://example.com/x][{rng.choice(LABELS)}]]",
+    lambda rng, name: f"*bold [[{name}]]*",
+    lambda rng, name: f"/italic [[{name}]]/",
+    lambda rng, name: f"_under [[{name}]]_",
+]
+
+
+def _org_inline(rng: random.Random) -> str:
+    """A line of org text. Left out: a ``+`` next to a word (``+1``, ``[[C++]]``), where org's
+    +strike-through+ starts or ends depends on mldoc's grammar."""
+    parts = []
+    for _ in range(rng.randint(1, 8)):
+        r = rng.random()
+        if r < 0.2:
+            parts.append(_ref(rng))
+        elif r < 0.35:
+            parts.append(rng.choice(ORG_NOISE)(rng, rng.choice(PAGE_NAMES)))
+        else:
+            parts.append(rng.choice(WORDS))
+    text = " ".join(parts).replace("+", "plus")
+    return text.lstrip("*:#-=~/ ") or "x"  # no headline, drawer, comment or list by accident
+
+
+def _org_body(rng: random.Random) -> list[str]:
+    name = rng.choice(PAGE_NAMES)
+    choices = [
+        [_org_inline(rng)],
+        [f"- list item {_org_inline(rng)}"],
+        [":PROPERTIES:", f":{rng.choice(['type', 'owner', 'rating'])}: [[{name}]]", ":END:"],
+        [":LOGBOOK:", "CLOCK: [2024-01-05 Fri 10:00]", ":END:"],
+        [f": fixed width [[{name}]]"],
+        [f"# a comment [[{name}]]"],
+        ["#+BEGIN_QUOTE", _org_inline(rng), "#+END_QUOTE"],
+        ["#+BEGIN_SRC python", f"x = '[[{name}]]'", "#+END_SRC"],
+        ["#+BEGIN_EXAMPLE", f"- [[{name}]]", "#+END_EXAMPLE"],
+        ["#+BEGIN_NOTE", _org_inline(rng), "#+END_NOTE"],
+    ]
+    return rng.choice(choices)
+
+
+def org_page(rng: random.Random) -> str:
+    """One random org-mode page of a Logseq graph."""
+    lines = []
+    if rng.random() < 0.5:
+        lines.append(f"#+TITLE: {rng.choice(PAGE_NAMES)}")
+    if rng.random() < 0.3:
+        lines.append(f"#+ALIAS: {rng.choice(PAGE_NAMES).replace(',', '')}")
+    if rng.random() < 0.2:
+        lines.append(_org_inline(rng))
+    depth = 1
+    for i in range(rng.randint(1, 8)):
+        depth = 1 if i == 0 else max(1, min(depth + rng.choice((-1, 0, 1)), 4))
+        marker = rng.choice(MARKERS) + " " if rng.random() < 0.2 else ""
+        priority = f"[#{rng.choice('ABC')}] " if rng.random() < 0.1 else ""
+        tags = (
+            f" :{rng.choice(['work', 'home'])}:{rng.choice(['x', 'y_z'])}:"
+            if rng.random() < 0.15
+            else ""
+        )
+        lines.append("*" * depth + " " + marker + priority + _org_inline(rng) + tags)
+        for _ in range(rng.choices([0, 1, 2], [5, 3, 2])[0]):
+            lines += _org_body(rng)
+    return "\n".join(lines) + "\n"

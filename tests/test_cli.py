@@ -12,7 +12,7 @@ import pytest
 import journal_agent
 from journal_agent.cli import COMMANDS, main, parser
 
-from .conftest import SAMPLE_VAULT
+from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -58,6 +58,36 @@ def test_pages_json(capsys: pytest.CaptureFixture[str]) -> None:
     } in pages
     assert {"title": "Nov 24th, 2026", "path": "journals/2026_11_24.md", "aliases": []} in pages
     assert set(json.loads(out)) == {"pages"}
+
+
+def test_topics_leave_logseqs_own_pages_out_unless_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ("topics", "--vault", str(SAMPLE_VAULT), "--as-of", "2026-11-29", "--json")
+    code, out, _ = run(capsys, *args)
+    shown = {t["topic"] for t in json.loads(out)["topics"]}
+    assert code == 0 and "Atlas Migration" in shown
+    assert not shown & {"DONE", "TODO", "Contents", "type", "role", "Nov 24th, 2026", "Atlas"}
+    code, out, _ = run(capsys, *args, "--all-pages")
+    everything = {t["topic"] for t in json.loads(out)["topics"]}
+    assert code == 0 and {"DONE", "TODO", "Contents", "type", "role"} <= everything
+    assert not everything & {"Nov 24th, 2026", "Atlas"}  # journal pages and aliases never
+    code, out, _ = run(capsys, "stale", *args[1:], "--all-pages")
+    assert code == 0 and "TODO" in {t["topic"] for t in json.loads(out)["threads"]}
+
+
+def test_a_name_several_notes_share_is_refused_with_their_paths(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    vault = str(FIXTURE_VAULTS / "obsidian_rules" / "duplicate_names")
+    code, out, err = run(capsys, "status", "Meeting", "--vault", vault)
+    assert (code, out) == (2, "")
+    assert err == (
+        "journal-agent: 'Meeting' names 3 notes: Home/Meeting.md, Work/Meeting.md, "
+        "Archive/Old/Meeting.md; give the path of the one you mean\n"
+    )
+    code, out, _ = run(capsys, "status", "Work/Meeting.md", "--vault", vault, "--json")
+    assert code == 0 and json.loads(out)["path"] == "Work/Meeting.md"
 
 
 def test_pages_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -74,4 +74,5 @@ def test_pages_golden(name: str) -> None:
     if not result.exists():
         pytest.fail(f"{result.name} does not exist")
     registry, _ = load_registry(open_vault(VAULTS[name]))
-    assert {"pages": [p.to_json() for p in registry]} == json.loads(result.read_text("utf-8"))
+    pages = [dict(p.to_json(), origin=p.origin) for p in registry]
+    assert {"pages": pages} == json.loads(result.read_text("utf-8"))

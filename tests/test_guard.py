@@ -8,11 +8,13 @@ import pytest
 from journal_agent.errors import BadAgentName, BulletsRefused, Refused
 from journal_agent.flavors import LogseqFlavor, ObsidianFlavor
 from journal_agent.guard import MAX_LENGTH, check_header, lint, refusal, shorten, unlink
-from journal_agent.registry import Page, PageRegistry
+from journal_agent.logseq_pages import logseq_pages_of
+from journal_agent.registry import Page
 from journal_agent.scanner import inline_refs, ref_label
+from journal_agent.wiki_pages import WikiPages
 
-LOGSEQ = PageRegistry([Page("Gorul", "pages/Gorul.md"), Page("Flaky CI", None)], LogseqFlavor())
-WIKI = PageRegistry(
+LOGSEQ = logseq_pages_of([Page("Gorul", "pages/Gorul.md"), Page("Flaky CI", None)], LogseqFlavor())
+WIKI = WikiPages(
     [Page("Gorul", "Gorul.md", ["G"]), Page("Flaky CI", "dir/Flaky CI.md")], ObsidianFlavor()
 )
 NO_IDS: frozenset[str] = frozenset()

@@ -32,7 +32,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent.scanner import Ref, decode, scan
+from journal_agent.scanner import Block, Ref, decode, scan
 
 from .outline_gen import logseq_page
 
@@ -43,8 +43,8 @@ GENERATED = 400
 SHOWN = 5  # mismatches spelled out in a failure message
 
 
-def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
-    """mldoc's outline of every text, in one node process."""
+def run_oracle(texts: list[str], fmt: str = "Markdown") -> list[dict[str, Any]]:
+    """mldoc's outline of every text (``fmt``: "Markdown" or "Org"), in one node process."""
     node = shutil.which("node")
     if node is None or not (ORACLE.parent / "node_modules" / "mldoc").is_dir():
         pytest.fail(
@@ -53,7 +53,7 @@ def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
         )
     proc = subprocess.run(
         [node, str(ORACLE)],
-        input=json.dumps({"texts": texts}),
+        input=json.dumps({"texts": texts, "format": fmt}),
         capture_output=True,
         text=True,
         encoding="utf-8",
@@ -69,12 +69,27 @@ def run_oracle(texts: list[str]) -> list[dict[str, Any]]:
 def ours(text: str) -> dict[str, Any]:
     """Our scan in the oracle's shape."""
     outline = scan(text, "logseq")
+    lines = text.split("\n")
     blocks = [
-        {"line": b.line, "level": b.level, "marker": b.marker, "refs": names(b.refs)}
+        {
+            "line": b.line,
+            "level": mldoc_level(b, lines[b.line]),
+            "marker": b.marker,
+            "refs": names(b.refs),
+            "tags": list(b.tags),
+        }
         for b in outline.blocks
         if b.kind != "preamble"
     ]
     return {"page_refs": names(outline.page_refs), "blocks": blocks}
+
+
+def mldoc_level(block: Block, line: str) -> int:
+    """mldoc's level of a block: 1 + its indentation (our outline keeps the graph parser's
+    level, which is 1 for a heading without a bullet however indented)."""
+    if block.kind == "heading":
+        return len(line) - len(line.lstrip(" \t")) + 1
+    return block.level
 
 
 def names(refs: list[Ref]) -> list[str]:

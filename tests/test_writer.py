@@ -406,13 +406,24 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
     bullets = ["Fixed [[Flaky CI]] retry", "Decision: watch #[[Atlas Migration]] in [[Grafana]]"]
     for i in range(40):
         root = make_vault(tmp_path / f"v{i}")
-        lines = [
-            f"- note {j} [[Grafana]]" + rng.choice(["", "\n\t- child", "\n  more text"])
-            for j in range(rng.randint(0, 4))
+        extra = [
+            "",
+            "\n\t- child",
+            "\n  more text",
+            "\n  #+BEGIN_QUOTE\n- claude log\n  #+END_QUOTE",
         ]
+        lines = [f"- note {j} [[Grafana]]" + rng.choice(extra) for j in range(rng.randint(0, 4))]
         if rng.random() < 0.5:
             lines.append(
-                "- claude log\n" + rng.choice(["\t- human says hi", "  - spaced child", ""])
+                "- claude log\n"
+                + rng.choice(
+                    [
+                        "\t- human says hi",
+                        "  - spaced child",
+                        "",
+                        "\t- human\n\t  #+BEGIN_EXAMPLE\n\t  - not a block\n\t  #+END_EXAMPLE",
+                    ]
+                )
             )
         text = "\n".join(lines) + rng.choice(["", "\n"])
         (root / JOURNAL).write_text(text.replace("\n\n", "\n"))
@@ -431,6 +442,27 @@ def test_logseq_parser_sees_bullets_as_children_of_the_owned_block(tmp_path: Pat
         mine = [b for b in kids if lines[b["line"]].lstrip().removeprefix("- ") in bullets]
         assert [b["refs"] for b in mine] == [["Flaky CI"], ["Atlas Migration", "Grafana"]], text
         assert blocks[owner]["refs"] == [] and blocks[owner]["level"] == 1
+
+
+def test_begin_blocks_are_their_blocks_text(vault: Path) -> None:
+    """``- `` lines inside a #+BEGIN block are no blocks (Logseq's parser reads the block as one
+    piece of text): they are neither the owned block nor its children, and nothing is inserted
+    inside the block."""
+    page = (
+        "- claude log\n"
+        "\t- first\n"
+        "\t  #+BEGIN_QUOTE\n"
+        "  - claude log\n"
+        "- not a child\n"
+        "\t  #+END_QUOTE\n"
+    )
+    (vault / JOURNAL).write_text(page)
+    journal_agent.append(["second"], vault=vault, agent="claude", date=DAY)
+    assert (vault / JOURNAL).read_text() == page + "\t- second\n"
+    page = "- note\n  #+BEGIN_EXAMPLE\n- claude log\n\t- in the example\n  #+END_EXAMPLE\n"
+    (vault / JOURNAL).write_text(page)
+    journal_agent.append(["third"], vault=vault, agent="claude", date=DAY)
+    assert (vault / JOURNAL).read_text() == page + "- claude log\n\t- third\n"
 
 
 def test_a_file_name_renamed_by_title_is_not_a_page(logseq_vault: Path) -> None:

@@ -1,0 +1,195 @@
+"""The org-mode scanner: a Logseq graph's ``.org`` pages → an `Outline`, as Logseq reads them.
+
+Why: Logseq reads org-mode pages like Markdown ones (its parser, mldoc, in its Org mode), so their
+references show in Linked References, their ``#+TITLE:`` names them and org journals are
+journal days. Checked against mldoc and Logseq's graph parser (tests/test_org.py,
+tests/test_logseq_graph_oracle.py). What differs from Markdown:
+
+* blocks are headlines: ``*`` at the start of a line then a space or the line's end, the level
+  being the number of stars; after them a task marker, a priority ``[#A]``, the title, and tags
+  ``:a:b:`` ending the line (each a reference). ``- `` lines are list text, not blocks;
+* a drawer is a ``:NAME:`` line up to the next ``:END:`` line (headlines inside are no blocks); a
+  block's properties are its first ``:PROPERTIES:`` drawer (``:key: value``); before the first
+  headline a drawer and ``#+KEY: value`` lines are the page's (``#+TITLE:``, ``#+ALIAS:``);
+* ``=verbatim=`` and ``~code~`` hide references (backticks do not: org has no code spans); so
+  do other drawers, fixed-width text (a line starting with ``:`` that opens no drawer, and the
+  lines starting with ``:`` after it), ``# `` comments and ``#+BEGIN_SRC``/``EXAMPLE``/
+  ``COMMENT``/``EXPORT``/``QUERY`` blocks;
+* ``[[page][label]]`` links the page, ``[[file:x.org][Label]]`` the page named by its label, and
+  ``[[https://…][x]]`` nothing.
+
+Everything else (``[[X]]``, ``#tag``, ``#[[X]]``, ``{{embed}}``, ``((uuid))``, emphasis) is read
+with the Markdown inline grammar (`scanner`), on the text with the org-only constructs blanked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
+from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
+from .properties import record_property
+from .scanner import logseq_inline_refs, timestamp_first
+
+_HEADLINE = re.compile(
+    r"(?P<stars>\*+)(?:[ \t]+|$)"
+    r"(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + r")[ \t]+)?"
+    r"(?:\[#(?P<p>[!-\\^-~])\][ \t]*)?"
+    r"(?P<title>.*?)"
+    r"(?:[ \t]+:(?P<tags>[^\s:_#]+(?::[^\s:_#]+)*):)?[ \t]*$"
+)
+_DRAWER_START = re.compile(r"[ \t]*:(?P<name>[^\s:]+):[ \t]*$")
+_DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
+_DRAWER_PROPERTY = re.compile(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_COLON_LINE = re.compile(r"[ \t]*:")
+_COMMENT = re.compile(r"[ \t]*#(?:[ \t]|$)")
+# =verbatim= and ~code~: opened by a mark not after a letter or digit, closed by the next one.
+_VERBATIM = re.compile(r"(?<![0-9A-Za-z])([=~])[^\n]+?\1")
+_ORG_LINK = re.compile(r"\[\[(?P<url>[^\[\]]+)\]\[(?P<label>[^\[\]]*)\]\]")
+_SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
+_ASSET = re.compile(r"[./]*assets")
+
+
+def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) -> None:
+    """Append the references of org inline text (a headline title or a paragraph) to ``out``."""
+    if "=" in text or "~" in text:
+        text = _VERBATIM.sub(lambda m: " " * len(m.group()), text)
+    if "][" in text:
+        text = _ORG_LINK.sub(lambda m: _org_link(m, lineno, out), text)
+    logseq_inline_refs(text.replace("`", "\ue000"), lineno, out)
+
+
+def _org_link(m: re.Match[str], lineno: int, out: list[Ref]) -> str:
+    """The page an org link ``[[url][label]]`` refers to (Logseq's ``get-page-reference``), and
+    the link blanked out."""
+    url, label = m.group("url"), m.group("label")
+    if url.lower().startswith("file:"):
+        if label.strip():
+            out.append(Ref(label, "labeled", lineno))
+    elif not _SCHEME.match(url) and not _ASSET.match(url):
+        out.append(Ref(url, "labeled", lineno))
+    return " " * len(m.group())
+
+
+def scan_org(text: str, tail: int, comma_properties: frozenset[str]) -> Outline:
+    """Blocks and references of an org-mode page; open subtrees end at ``tail``."""
+    scan = _OrgScan(text, comma_properties)
+    return scan.run(tail)
+
+
+class _OrgScan(Builder):
+    """One pass over the lines of an org page (see the module docstring)."""
+
+    __slots__ = ("lines", "comma_properties", "begins", "paragraph", "start", "drawer_seen")
+
+    def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
+        super().__init__(Outline("", [], {}, []))
+        self.lines = [line.removesuffix("\r") for line in text.split("\n")]
+        self.comma_properties = comma_properties
+        self.begins: BeginBlocks | None = BeginBlocks(text) if "#+" in text else None
+        self.paragraph: list[str] = []
+        self.start = 0
+        self.drawer_seen = -1  # where the current block's properties drawer ended, if it has one
+
+    def run(self, tail: int) -> Outline:
+        lines, i = self.lines, 0
+        while i < len(lines):
+            line = lines[i]
+            m = _HEADLINE.match(line) if line.startswith("*") else None
+            if m is not None:
+                self.headline(i, m)
+                i += 1
+            else:
+                i = self.body(i, line)
+        self.flush()
+        for block in self.blocks:
+            block.end = trim_end(block.end, block.line, tail)
+        return close_outline(self.outline, self, tail)
+
+    def headline(self, lineno: int, m: re.Match[str]) -> None:
+        self.flush()
+        title = m.group("title")
+        block = self.open(lineno, len(m.group("stars")), "", "heading", title, m.group("m"))
+        block.priority = m.group("p")
+        if m.group("tags"):
+            block.tags = tuple(m.group("tags").split(":"))
+        self.drawer_seen = -1
+        if title:
+            org_refs(title, lineno, block.refs)
+
+    def body(self, i: int, line: str) -> int:
+        """A line that is no headline; return the number of the next line to look at."""
+        if not self.blocks:
+            preamble(self.outline, i)
+        block = self.blocks[-1]
+        block.end = i + 1
+        body = line.lstrip(" \t")
+        if body.startswith(":"):
+            return self.colon(i, block)
+        if body.startswith("#+"):
+            end = self.begin(i, body, block)
+            if end is not None:
+                return end
+            found = directive(body) if block.kind == "preamble" else None
+            if found is not None:
+                self.flush()
+                record_property(*found, i, block, self.outline, self.comma_properties)
+                return i + 1
+        if _COMMENT.match(line):
+            self.flush()
+        elif not self.paragraph:
+            self.paragraph, self.start = [line], i
+        else:
+            self.paragraph.append(line)
+        return i + 1
+
+    def begin(self, i: int, body: str, block: Block) -> int | None:
+        """A #+BEGIN block: its content's references, and the line after its END."""
+        name = begin_name(body)
+        found = self.begins.end_of(i, name) if name and self.begins else None
+        if found is None or name is None:
+            return None
+        self.flush()
+        end = found[0]
+        if name.lower() not in NO_REF_KINDS:
+            for j in range(i + 1, end):
+                line = self.lines[j]
+                if not _COMMENT.match(line) and not _COLON_LINE.match(line):
+                    org_refs(line, j, block.refs)
+        block.end = end + 1
+        return end + 1
+
+    def colon(self, i: int, block: Block) -> int:
+        """A line starting with ``:``: a drawer up to the next ``:END:`` line (the first
+        ``:PROPERTIES:`` drawer of a block holds its properties, any other holds no references),
+        else fixed-width text with the ``:`` lines after it; return the line after them."""
+        self.flush()
+        lines = self.lines
+        m = _DRAWER_START.match(lines[i])
+        end = None
+        if m is not None:
+            end = next((j for j in range(i + 1, len(lines)) if _DRAWER_END.match(lines[j])), None)
+        if m is None or end is None:
+            j = i + 1
+            while j < len(lines) and _COLON_LINE.match(lines[j]):
+                j += 1
+            block.end = j
+            return j
+        props = m.group("name").upper() == "PROPERTIES"
+        if props and (self.drawer_seen < 0 or self.drawer_seen == i):  # the first (or the next
+            self.drawer_seen = end + 1  # one right after it: mldoc makes them one drawer)
+            for j in range(i + 1, end):
+                prop = _DRAWER_PROPERTY.match(lines[j])
+                if prop:
+                    key, value = prop.group("key"), prop.group("value") or ""
+                    record_property(key, value, j, block, self.outline, self.comma_properties)
+        block.end = end + 1
+        return end + 1
+
+    def flush(self) -> None:
+        """Read the waiting paragraph, unless it starts with a timestamp (a schedule: the graph
+        parser keeps no reference of it)."""
+        text = "\n".join(self.paragraph).rstrip()
+        if text and not timestamp_first(text):
+            org_refs(text, self.start, self.blocks[-1].refs)
+        self.paragraph = []

@@ -1,0 +1,63 @@
+"""Org-mode pages of a Logseq graph: the org scanner agrees with Logseq's parser (mldoc, Org mode).
+
+Like tests/test_mldoc_conformance.py for Markdown: each text is run through
+``tests/oracle/mldoc_outline.js`` in Org mode and compared per block (line, level, marker,
+sorted references as Logseq's graph parser takes them from mldoc's AST, headline tags) and for
+the page properties. Generated pages come from tests/outline_gen.py `org_page`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from journal_agent.org import scan_org
+from journal_agent.outline import COMMA_PROPERTIES, line_count
+
+from .outline_gen import org_page
+from .test_mldoc_conformance import names, run_oracle
+
+GENERATED = 200
+
+
+def ours(text: str) -> dict[str, Any]:
+    outline = scan_org(text, line_count(text), COMMA_PROPERTIES)
+    blocks = [
+        {
+            "line": b.line,
+            "level": b.level,
+            "marker": b.marker,
+            "refs": names(b.refs),
+            "tags": list(b.tags),
+        }
+        for b in outline.blocks
+        if b.kind != "preamble"
+    ]
+    return {"page_refs": names(outline.page_refs), "blocks": blocks}
+
+
+def check(texts: list[str]) -> None:
+    failures = []
+    for text, theirs in zip(texts, run_oracle(texts, "Org"), strict=True):
+        mine = ours(text)
+        if mine != theirs:
+            failures.append(f"{text}\n  ours  {mine}\n  mldoc {theirs}")
+    assert not failures, f"{len(failures)} of {len(texts)} differ:\n\n" + "\n\n".join(failures[:3])
+
+
+def test_org_constructs_match_mldoc() -> None:
+    check(
+        [
+            "#+TITLE: T\n#+ALIAS: A, [[B c]]\n\n* one [[X]] :t1:t2:\n** TODO [#A] two #tag\n",
+            "* a `[[Tick]]` =[[Verb]]= ~[[Code]]~ word=[[W]]= [[P][label]] [[file:x.org][F L]]\n",
+            "* h\n:PROPERTIES:\n:foo: [[Bar]]\n:END:\nbody [[Body]]\n: fixed [[No]]\n# c [[No]]\n",
+            "* q\n#+BEGIN_QUOTE\n- [[Quoted]]\n#+END_QUOTE\n#+BEGIN_SRC\n[[No]]\n#+END_SRC\n",
+            "*\n* DONE\n*not a headline [[N]]\n- list [[L]]\n** title :notag: more\n",
+            "text before [[Pre]]\n* [[https://x.com][web]] {{embed [[E]]}} #[[Multi word]]\n",
+            "* TODO t\nSCHEDULED: <2024-01-05 Fri>\n[[Dropped]] with the schedule\n\n[[Kept]]\n",
+        ]
+    )
+
+
+def test_generated_org_pages_match_mldoc() -> None:
+    check([org_page(random.Random(seed)) for seed in range(GENERATED)])
