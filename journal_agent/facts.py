@@ -20,9 +20,9 @@ import datetime as dt
 import re
 from typing import NamedTuple
 
+from .blocktext import split_property_list
 from .flavors import Flavor, Settings
 from .outline import Block, Outline
-from .scanner import split_property_list
 from .vault import Vault
 
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})

@@ -36,9 +36,8 @@ from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .files import read_text
+from .outline import COMMA_PROPERTIES, Syntax
 from .ownconfig import OWN_CONFIG, OwnConfig
-from .properties import comma_names
-from .scanner import COMMA_PROPERTIES, Syntax
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
@@ -254,6 +253,8 @@ class LogseqFlavor(Flavor):
         return tuple(out)
 
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
+        from .properties import comma_names  # the inline grammar: not on a warm query's path
+
         return comma_names(str(props.get("alias", "")))
 
     def title_from_properties(self, props: dict[str, Any]) -> str | None:

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from .errors import BadPageName, UnreadablePage
 from .facts import PageFacts, tombstone_of
 from .flavors import Flavor
-from .scanner import inline_refs
 from .vault import Vault
 
 if TYPE_CHECKING:
@@ -246,6 +245,8 @@ class KnownPages:
         vault, flavor = self.vault, self.vault.flavor
         if new_page and vault.settings.template and flavor.name == "logseq":
             return None  # the daily template is found through the index
+        from .scanner import inline_refs  # the inline grammar: not on a warm query's path
+
         refs = [r for t in texts for r in inline_refs(t, flavor.syntax)]
         if any(r.kind == "block" for r in refs):
             return None

@@ -20,9 +20,8 @@ from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
 from .files import MAX_PAGE_BYTES, inside, read_file
 from .flavors import Flavor, Settings, detect_flavor, flavor_named
-from .outline import line_count
+from .outline import Outline, decode, line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
-from .scanner import Outline, decode, scan
 from .titles import JournalNames
 
 if TYPE_CHECKING:
@@ -285,6 +284,8 @@ class Vault:
 
     def scan_text(self, text: str, bom: bool) -> Outline:
         """Scan a page's decoded text with this vault's syntax and settings."""
+        from .scanner import scan  # the grammar: a warm query never scans a page
+
         return scan(
             text, self.flavor.syntax, comma_properties=self.settings.comma_properties, bom=bom
         )
