@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import pickle
+import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,15 @@ from pathlib import Path
 
 from .cachedir import write_atomic
 from .errors import JournalAgentError
-from .index import _fingerprint, cache_path, paused_gc, racy_digests, stamp, still_same
+from .index import (
+    RACY_NS,
+    _fingerprint,
+    cache_path,
+    paused_gc,
+    racy_digests,
+    stamp,
+    still_same,
+)
 from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
@@ -189,6 +198,9 @@ def current(
     path = str(cache_path(vault).with_suffix(".summary"))
     cached = load(path, key) if key else None
     if cached is not None and still_same(vault, cached.racy):
+        if cached.racy and settled(files, cached.racy):
+            cached.racy = {}  # checked once more, now out of the window: the stat suffices
+            save(path, cached)
         return cached
     racy = racy_digests(vault, files) if key else {}
     base = _fingerprint(vault) + repr(sorted(exclude))
@@ -208,6 +220,14 @@ def current(
         save(path, built)
         remember(path, graph, built, files, base)
     return built
+
+
+def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:
+    """Whether every racily clean file has left the racy window: its bytes, just found the
+    same, can no longer change without its stat changing (after a bulk copy or checkout every
+    file is racy, and each run would read them all again)."""
+    before = time.time_ns() - RACY_NS
+    return all(f.mtime_ns <= before for f in files if f.rel in racy)
 
 
 def load(path: str, stamp: str) -> Summary | None:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import datetime as dt
 import os
 import stat
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
@@ -33,9 +32,9 @@ _SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draw
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True, slots=True)
-class PageFile:
-    """One page file of the vault, before reading it (its stat decides if a cache is valid)."""
+class PageFile(NamedTuple):
+    """One page file of the vault, before reading it (its stat decides if a cache is valid).
+    A tuple: tens of thousands are made on every query, and they sort by path as they are."""
 
     rel: str  # path relative to the vault, with "/" separators
     mtime_ns: int
@@ -155,25 +154,21 @@ class Vault:
 
     def page_files(self, warnings: list[str] | None = None) -> list[PageFile]:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
-        out = [
-            PageFile(rel, st.st_mtime_ns, st.st_size, st.st_ino)
-            for rel, st in self._walk(warnings if warnings is not None else [], True)
-            if st is not None
-        ]
-        out.sort(key=lambda p: p.rel)
+        out = self._walk(warnings if warnings is not None else [], True)
+        out.sort()
         return out
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
-        return sorted(rel for rel, _st in self._walk([], False))
+        return sorted(f.rel for f in self._walk([], False))
 
-    def _walk(self, warnings: list[str], stat: bool) -> list[tuple[str, os.stat_result | None]]:
+    def _walk(self, warnings: list[str], stat: bool) -> list[PageFile]:
         """Page files below the root (with their stat when ``stat``), depth first: a loop, not
         recursion, over folders opened once each, every file stat-ed relative to its folder's
         descriptor (this runs on every query over tens of thousands of files). Only regular
         files are pages (a FIFO named ``x.md`` would hang a read); a folder reached twice
-        through links is listed once."""
-        found: list[tuple[str, os.stat_result | None]] = []
+        through links is listed once. Without ``stat``, the files' stat fields are 0."""
+        found: list[PageFile] = []
         folders: list[tuple[str, str]] = [(str(self.root), "")]
         seen: set[tuple[int, int]] = set()
         while folders:
@@ -202,7 +197,7 @@ class Vault:
         prefix: str,
         stat: bool,
         folders: list[tuple[str, str]],
-        found: list[tuple[str, os.stat_result | None]],
+        found: list[PageFile],
         warnings: list[str],
     ) -> None:
         extensions, hidden = self.settings.extensions, self.settings.hidden
@@ -220,10 +215,15 @@ class Vault:
                         if prefix or name not in _SKIP_DIRS:
                             folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
                     elif name.lower().endswith(extensions):
-                        if entry.is_file():
-                            found.append((prefix + name, entry.stat() if stat else None))
-                        else:  # reading a FIFO would hang; a device or socket is no page either
+                        if not entry.is_file():  # a FIFO would hang a read; no device either
                             warnings.append(f"{prefix}{name}: not a regular file, skipped")
+                        elif stat:
+                            st = entry.stat()
+                            found.append(
+                                PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino)
+                            )
+                        else:
+                            found.append(PageFile(prefix + name, 0, 0, 0))
                 except OSError as exc:  # a link loop, a file gone meanwhile
                     warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
 

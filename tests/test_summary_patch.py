@@ -230,3 +230,40 @@ def test_a_summary_built_over_a_just_written_page_is_reused_while_its_bytes_hold
     assert builds == [1, 1]
     last = {t.page.title: t.last for t in found}
     assert last["Backups"] is not None and last["Backups"].path == "journals/2026_11_29.md"
+
+
+def test_racy_pages_stop_being_read_once_they_leave_the_window(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a bulk copy every page is racy and its bytes are checked on each query; once the
+    window has passed and the bytes were found the same, the summary forgets the digests, and a
+    later edit is still seen (by its stat)."""
+    from journal_agent import index, summary
+
+    page = logseq_vault / "journals" / "2026_11_29.md"
+    page.write_text("- looked at [[Grafana]]\n")
+    path = str(index.cache_path(Query.of(logseq_vault, AS_OF, None, True).vault))
+    path = path.removesuffix(".pickle") + ".summary"  # as `summary.current` names it
+    cached(logseq_vault)
+    first = summary.load(path, cached(logseq_vault).stamp)
+    assert first is not None and "journals/2026_11_29.md" in first.racy
+    later = time.time_ns() + index.RACY_NS + 1
+    monkeypatch.setattr(time, "time_ns", lambda: later)  # as `summary.settled` sees it
+    reads: list[str] = []
+    real = index.still_same
+
+    def counted(vault: Any, digests: dict[str, bytes]) -> bool:
+        reads.extend(digests)
+        return real(vault, digests)
+
+    monkeypatch.setattr(summary, "still_same", counted)
+    settled = cached(logseq_vault)
+    assert settled.racy == {} and "journals/2026_11_29.md" in reads
+    reads.clear()
+    cached(logseq_vault)
+    assert reads == []  # the stat alone decides now
+    page.write_text("- looked at [[Backups]] instead\n")
+    backdate(page)
+    found, _ = Query.of(logseq_vault, AS_OF, None, True).statuses()
+    last = {t.page.title: t.last for t in found}
+    assert last["Backups"] is not None and last["Backups"].path == "journals/2026_11_29.md"
