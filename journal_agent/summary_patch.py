@@ -1,4 +1,4 @@
-"""Refresh the status summary after a few journal pages changed, instead of rebuilding it.
+"""Refresh the status summary after a few pages changed, instead of rebuilding it.
 
 A person writes in today's journal all day, so most session starts find the summary one edit
 old, and rebuilding it (the whole index and backlink graph) costs several times a warm run on a
@@ -13,15 +13,25 @@ changed file is a journal page that
   (either could change which pages exist),
 
 the summary is patched: the file's old mentions are taken out of each topic's column and its new
-ones put in, in `queries._order`. Anything else returns None and the caller rebuilds. What the
-patch needs beyond the summary (each file's stat, and where each name as written resolves) is
-kept in a side file next to it, written when the summary is built. Both are derived caches.
+ones put in, in `queries._order`.
+
+An ordinary page's mentions are undated: they only count in each topic's ``undated``. When its
+*head* is unchanged (`head`: its title, day, aliases, tombstone, meta names and the names it
+references, in order of first reference: everything the registry takes from a file, so no page
+comes, goes or changes its name), its old counts are replaced by its new ones.
+
+Anything else returns None and the caller rebuilds. What the patch needs beyond the summary
+(each file's stat and head, where each name as written resolves, each ordinary page's undated
+counts) is kept in a side file next to it, written when the summary is built. Both are derived
+caches.
 """
 
 from __future__ import annotations
 
 import bisect
+import copy
 import datetime as dt
+import hashlib
 import pickle
 from array import array
 from dataclasses import dataclass
@@ -29,12 +39,12 @@ from pathlib import Path
 
 from .cachedir import write_atomic
 from .errors import UnreadablePage
-from .facts import page_facts
+from .facts import PageFacts, page_facts
 from .queries import Graph
 from .summary import Summary
 from .vault import PageFile, Vault
 
-FORMAT = 3  # bump when Sidecar changes
+FORMAT = 4  # bump when Sidecar changes
 #: More changed files than this: a rebuild (which reuses the index for the rest) is as quick.
 MAX_CHANGED = 64
 
@@ -54,6 +64,22 @@ class Sidecar:
     aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
     fileless: frozenset[int]  # topics without a file: they exist by being referenced
     marked: frozenset[str]  # journal files with an alias, a title or a tombstone
+    heads: bytes  # `head` of every file, HEAD bytes each, in ``rels`` order
+    own: array[int]  # per file, the position of the topic it is (-1: none listed)
+    #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
+    spans: array[int]
+    pairs: array[int]
+
+
+HEAD = 16
+
+
+def head(facts: PageFacts) -> bytes:
+    """A digest of what a file gives the registry (see the module's doc): equal heads, same
+    pages with the same names and order."""
+    names = tuple(dict.fromkeys(m[0] for m in facts.mentions))
+    what = (facts.title, facts.date, facts.aliases, facts.superseded_by, sorted(facts.meta), names)
+    return hashlib.blake2b(repr(what).encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
 
 
 def _stats(files: list[PageFile]) -> array[int]:
@@ -79,7 +105,8 @@ def remember(
     summary_path: str, graph: Graph, summary: Summary, files: list[PageFile], base: str
 ) -> None:
     """Keep what a later patch of ``summary`` needs (called when it was built and saved)."""
-    position = {id(t): i for i, t in enumerate(graph.listed(all_pages=True))}  # Summary.of's
+    listed = graph.listed(all_pages=True)  # in Summary.of's order
+    position = {id(t): i for i, t in enumerate(listed)}
     targets = {
         folder: {
             name: tuple(position[id(t)] for _key, t in found if id(t) in position)
@@ -92,16 +119,36 @@ def remember(
         for rel, facts in graph.index.files.items()
         if facts.date is not None and (facts.aliases or facts.superseded_by)
     )
+    counts: dict[str, dict[int, int]] = {}  # file -> topic position -> undated mentions
+    for i, topic in enumerate(listed):
+        for b in topic.backlinks:
+            if b.date is None:
+                per = counts.setdefault(b.path, {})
+                per[i] = per.get(i, 0) + 1
+    registry, facts = graph.registry, graph.index.files
+    heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
+    for f in files:
+        fact = facts.get(f.rel)
+        heads += head(fact) if fact is not None else bytes(HEAD)
+        mine = graph.topics.get(registry.file_identity(f.rel, fact)) if fact else None
+        own.append(position.get(id(mine), -1))
+        for i, n in sorted(counts.get(f.rel, {}).items()):
+            pairs.extend((i, n))
+        spans.append(len(pairs) // 2)
     side = Sidecar(
         base,
         summary.stamp,
         [f.rel for f in files],
         _stats(files),
         targets,
-        graph.registry.wiki,
-        frozenset(graph.registry.key(a) for p in graph.registry for a in p.aliases),
+        registry.wiki,
+        frozenset(registry.key(a) for p in registry for a in p.aliases),
         frozenset(i for i, p in enumerate(summary.paths) if p is None),
         marked,
+        bytes(heads),
+        own,
+        spans,
+        pairs,
     )
     data = {"format": FORMAT, "side": side}
     write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
@@ -132,6 +179,10 @@ def _complete(side: Sidecar) -> bool:
         "aliases": frozenset,
         "fileless": frozenset,
         "marked": frozenset,
+        "heads": bytes,
+        "own": array,
+        "spans": array,
+        "pairs": array,
     }
     fields = vars(side)
     return fields.keys() == kinds.keys() and all(isinstance(fields[k], t) for k, t in kinds.items())
@@ -167,19 +218,25 @@ def refresh(
     if [f.rel for f in files] != side.rels:
         return None  # a page came and another went
     now = _stats(files)
-    changed = [files[n] for n in _differing(now, side.stats)]
-    if not changed or len(changed) > MAX_CHANGED:
+    differing = _differing(now, side.stats)
+    if not differing or len(differing) > MAX_CHANGED:
         return None
     old = _load_summary(summary_path, side.stamp)
     if old is None or old.warnings:
         return None
-    fresh = _fresh_mentions(vault, changed, side, old)
-    if fresh is None:
-        return None
-    patched = _patch(old, fresh, side, stamp)
+    dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
+    pages = [n for n in differing if n not in dated]
+    patched: Summary | None = old
+    if dated:
+        fresh = _fresh_mentions(vault, [files[n] for n in dated], side, old)
+        patched = _patch(old, fresh, side, stamp) if fresh is not None else None
+    if pages and patched is not None:
+        patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
     if patched is None:
         return None
     from .summary import save
+
+    patched.stamp = stamp
 
     patched.racy = racy
     save(summary_path, patched)
@@ -222,6 +279,44 @@ def _fresh_mentions(
                 per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
         out[f.rel] = (day, per_topic)
     return out
+
+
+def _patch_pages(
+    vault: Vault, changed: list[PageFile], where: list[int], side: Sidecar, summary: Summary
+) -> Summary | None:
+    """``summary`` with the undated counts of the changed ordinary pages (at ``where`` in
+    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed."""
+    undated = array("i", summary.undated)
+    for f, n in zip(changed, where, strict=True):
+        try:
+            facts = page_facts(vault, f.rel, vault.read_page(f.rel))
+        except UnreadablePage:
+            return None
+        if facts.date is not None or head(facts) != side.heads[n * HEAD : (n + 1) * HEAD]:
+            return None
+        resolved = side.targets.get(f.rel.rpartition("/")[0] if side.by_folder else "", {})
+        lines: dict[int, set[int]] = {}
+        for target, line, _resolution, _text in facts.mentions:
+            positions = resolved.get(target)  # the names it had when built (its head)
+            if positions is None:
+                return None
+            for i in positions:
+                if i != side.own[n]:
+                    lines.setdefault(i, set()).add(line)
+        lo, hi = side.spans[n], side.spans[n + 1]
+        for k in range(lo, hi):
+            undated[side.pairs[2 * k]] -= side.pairs[2 * k + 1]
+        new = array("i")
+        for i, at in sorted(lines.items()):
+            undated[i] += len(at)
+            new.extend((i, len(at)))
+        side.pairs = side.pairs[: 2 * lo] + new + side.pairs[2 * hi :]
+        shift = len(new) // 2 - (hi - lo)
+        if shift:
+            side.spans = side.spans[: n + 1] + array("i", (s + shift for s in side.spans[n + 1 :]))
+    summary = copy.copy(summary)
+    summary.undated = undated
+    return summary
 
 
 def _titles(vault: Vault, old: Summary) -> dict[str, int]:

@@ -122,7 +122,7 @@ def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
     "change",
     [
         "new-name",  # a Logseq page that exists only by reference: a new topic
-        "page",  # a topic page changed
+        "page",  # a topic page that now names a page it did not name
         "new-journal",  # a page came
         "alias",  # a journal page given an alias
         "ghost-dropped",  # the only reference to a page without a file removed
@@ -180,6 +180,53 @@ def test_patched_equals_rebuilt_in_every_flavor(
             backdate(path)
         assert columns(cached(root)) == columns(rebuilt(root))
     assert any(result is not None for result in spy)
+
+
+def edit_page(rng: random.Random, path: Path, others: list[str]) -> None:
+    """What a person does to an ordinary page: reword a line, repeat one at the end, add a
+    child under the last bullet, delete a line, or paste a line from elsewhere."""
+    lines = path.read_text().rstrip("\n").split("\n")
+    body = [n for n, line in enumerate(lines) if line.strip()]
+    kind = rng.choice(["reword", "repeat", "child", "child", "delete", "paste"])
+    if kind == "reword" and body:
+        n = rng.choice(body)
+        lines[n] += " (more)"
+    elif kind == "repeat" and body:
+        lines.append(lines[rng.choice(body)])
+    elif kind == "delete" and body:
+        del lines[rng.choice(body)]
+    elif kind == "paste":
+        lines.append(rng.choice(others))
+    else:
+        lines.append("\t- and a detail")
+    path.write_text("\n".join(lines) + "\n")
+    backdate(path)
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(6))
+def test_patched_equals_rebuilt_after_random_page_edits(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """Ordinary pages edited (with a journal page now and then): whether the summary was
+    patched (the page's head unchanged: only its undated counts change) or rebuilt, it is
+    the rebuild's, and most edits are patched."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    vault = Query.of(root, AS_OF, None, True).vault
+    files = sorted(p for p in root.rglob("*.md") if not any(x.startswith(".") for x in p.parts))
+    dated = [p for p in files if vault.date_of(p.relative_to(root).as_posix()) is not None]
+    pages = [p for p in files if p not in dated and p.read_text().strip()]
+    others = [ln for p in files for ln in p.read_text().splitlines() if ln.startswith("- ")]
+    backdate_all(root)
+    cached(root)
+    for _round in range(8):
+        for path in rng.sample(pages, min(len(pages), rng.randint(1, 2))):
+            edit_page(rng, path, others)
+        if rng.random() < 0.3:
+            edit_page(rng, rng.choice(dated), others)
+        assert columns(cached(root)) == columns(rebuilt(root))
+    assert sum(result is not None for result in spy) >= 2
 
 
 def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: list[Any]) -> None:
