@@ -71,6 +71,9 @@ class LogseqPages(PageRegistry):
             self._memo[name] = found
         return found
 
+    def query_key(self, name: str) -> str:
+        return self.entity_key(name)
+
     def entity(self, name: str) -> Page | None:
         """The page entity named ``name`` (an alias's own entity, not the page it shows)."""
         return self.by_key.get(self.entity_key(name))

@@ -95,7 +95,7 @@ class Graph:
         self.index = index
         self.registry = registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
-        wanted = self._page(only) if only is not None else None
+        wanted = self.page_named(only) if only is not None else None
         with paused_gc():  # every topic and backlink built here lives until the answer
             for page in registry:
                 if only is not None and page is not wanted:
@@ -126,7 +126,7 @@ class Graph:
             if len(topic.backlinks) > 1:
                 topic.backlinks = _dedupe(topic.backlinks)
 
-    def _page(self, name: str) -> Page | None:
+    def page_named(self, name: str) -> Page | None:
         """The page a topic name given on its own means; `AmbiguousPage` if several notes share
         it (Obsidian), which their paths then tell apart."""
         found = self.registry.candidates(name)
@@ -142,7 +142,7 @@ class Graph:
     def topic(self, name: str) -> Topic:
         """The page ``name`` resolves to, with its backlinks, or `PageNotFound` with the
         closest names (`AmbiguousPage` where several notes share the name)."""
-        page = self._page(name)
+        page = self.page_named(name)
         topic = self.topics.get(self.registry.identity(page)) if page else None
         if topic is None:
             hint = self.registry.suggest(name)

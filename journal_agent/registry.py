@@ -25,7 +25,7 @@ import copy
 import datetime as dt
 import functools
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -109,9 +109,14 @@ class PageRegistry:
 
     def candidates(self, name: str) -> list[Page]:
         """Every page a name given on its own (a query's topic) could mean: more than one only
-        where notes share a name (Obsidian), which a path then tells apart."""
+        where notes share a name (Obsidian), which a path then tells apart. It depends on
+        nothing of the name but its `query_key`."""
         page = self.resolve(name)
         return [page] if page is not None else []
+
+    def query_key(self, name: str) -> str:
+        """What `candidates` reads of a name: two names with one query key mean the same."""
+        return self.key(name)
 
     def targets(self, name: str, source: str) -> tuple[str, ...]:
         """The identities of the topics whose backlinks a reference to ``name`` in the file
@@ -188,6 +193,18 @@ def build_registry(index: Index) -> PageRegistry:
         for rel, f in index.files.items()
     ]
     return WikiPages(pages, index.vault.flavor)
+
+
+def query_keys(vault: Vault) -> Callable[[str], str]:
+    """`PageRegistry.query_key` of the vault's registry, without building it (it needs no page:
+    a query looks its topic up in the status summary by it)."""
+    if vault.flavor.resolution == "logseq":
+        from .logseq_pages import LogseqPages
+
+        return LogseqPages([], vault.flavor, vault.journal_names).query_key
+    from .wiki_pages import WikiPages
+
+    return WikiPages([], vault.flavor).query_key
 
 
 def load_registry(vault: Vault, *, use_cache: bool = True) -> tuple[PageRegistry, list[str]]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .cachedir import write_atomic
-from .errors import JournalAgentError
+from .errors import AmbiguousPage, JournalAgentError
 from .index import (
     RACY_NS,
     _fingerprint,
@@ -35,7 +35,7 @@ from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
-FORMAT = 4
+FORMAT = 5
 
 
 @dataclass
@@ -57,6 +57,9 @@ class Summary:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, page title)
     strings: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # the pages that could not be read
+    #: a topic name's `PageRegistry.query_key` -> the position of the topic it names (-1: ask
+    #: the graph: ambiguous, or a page that is not listed); the names of every listed topic
+    names: dict[str, int] = field(default_factory=dict)
     racy: dict[str, bytes] = field(default_factory=dict)  # `index.racy_digests` when built
 
     @classmethod
@@ -66,7 +69,9 @@ class Summary:
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
         days, sources, lines, resolutions, texts, starts, extra = [], [], [], [], [], [0], []
-        for topic in graph.listed(all_pages=True):
+        listed = graph.listed(all_pages=True)
+        s.names = _names(graph, listed)
+        for topic in listed:
             s.titles.append(topic.page.title)
             s.paths.append(topic.page.path)
             extra.append(not topic.page.listed())
@@ -91,6 +96,12 @@ class Summary:
         s.resolutions, s.texts = array("b", resolutions), array("i", texts)
         s.starts, s.extra = array("i", starts), array("b", extra)
         return s
+
+    def find(self, key: str) -> int | None:
+        """The position of the topic a name with this `PageRegistry.query_key` names, when
+        the summary knows it for certain."""
+        i = self.names.get(key, -1)
+        return i if i >= 0 else None
 
     def topics(
         self, as_of: dt.date, days: int, only: str | None = None, all_pages: bool = False
@@ -166,6 +177,26 @@ class Summary:
         day = dt.date.fromordinal(self.days[k])
         text = self.strings[self.texts[k]]
         return Backlink(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
+
+
+def _names(graph: Graph, listed: list[Topic]) -> dict[str, int]:
+    """Each listed topic's title, aliases and path, by query key, -> what `Graph.page_named`
+    makes of it (which depends on nothing else of the name)."""
+    registry = graph.registry
+    where = {registry.identity(t.page): i for i, t in enumerate(listed)}
+    names: dict[str, int] = {}
+    for topic in listed:
+        page = topic.page
+        for name in (page.title, *page.aliases, *((page.path,) if page.path else ())):
+            key = registry.query_key(name)
+            if key in names:
+                continue
+            try:
+                found = graph.page_named(name)
+            except AmbiguousPage:
+                found = None
+            names[key] = where.get(registry.identity(found), -1) if found else -1
+    return names
 
 
 def current(

@@ -60,8 +60,11 @@ class WikiPages(PageRegistry):
         matches = self._matches(key)
         return matches[0] if matches else None
 
+    def query_key(self, name: str) -> str:
+        return self.key(name).removesuffix(".md")
+
     def candidates(self, name: str) -> list[Page]:
-        key = self.key(name).removesuffix(".md")
+        key = self.query_key(name)
         exact = self._by_path.get(key.lstrip("/"))
         return [exact] if exact is not None else self._matches(key)
 
