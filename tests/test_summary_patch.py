@@ -208,9 +208,9 @@ def edit_page(rng: random.Random, path: Path, others: list[str]) -> None:
 def test_patched_equals_rebuilt_after_random_page_edits(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
 ) -> None:
-    """Ordinary pages edited (with a journal page now and then): whether the summary was
-    patched (the page's head unchanged: only its undated counts change) or rebuilt, it is
-    the rebuild's, and most edits are patched."""
+    """Ordinary pages edited (with a journal page now and then, and pages added, deleted,
+    renamed or given an alias): whether the summary was patched (a page's head unchanged: only
+    its undated counts change) or rebuilt, it is the rebuild's, and edits do get patched."""
     root: Path = request.getfixturevalue(fixture)
     rng = random.Random(seed)
     vault = Query.of(root, AS_OF, None, True).vault
@@ -225,8 +225,36 @@ def test_patched_equals_rebuilt_after_random_page_edits(
             edit_page(rng, path, others)
         if rng.random() < 0.3:
             edit_page(rng, rng.choice(dated), others)
+        if rng.random() < 0.3:
+            reshape(rng, vault.flavor.name, pages, others)
         assert columns(cached(root)) == columns(rebuilt(root))
     assert sum(result is not None for result in spy) >= 2
+
+
+def reshape(rng: random.Random, flavor: str, pages: list[Path], others: list[str]) -> None:
+    """A change that is no edit of a page's body: a page added, deleted or renamed, or an
+    alias given (``pages`` follows)."""
+    kind = rng.choice(["add", "delete", "rename", "alias"])
+    path = rng.choice(pages)
+    if kind == "add":
+        new = path.with_name(f"Added {rng.randint(0, 999)}.md")
+        new.write_text(rng.choice(others) + "\n")
+        backdate(new)
+        pages.append(new)
+    elif kind == "delete" and len(pages) > 2:
+        path.unlink()
+        pages.remove(path)
+    elif kind == "rename":
+        new = path.with_name(f"Renamed {rng.randint(0, 999)}.md")
+        path.rename(new)
+        pages[pages.index(path)] = new
+    else:
+        text, name = path.read_text(), f"Another Name {rng.randint(0, 9)}"
+        if flavor == "logseq":
+            path.write_text(f"alias:: {name}\n\n{text}")
+        else:  # front matter
+            path.write_text(f"---\naliases: [{name}]\n---\n{text}")
+        backdate(path)
 
 
 def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: list[Any]) -> None:
