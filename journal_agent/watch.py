@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import signal
 import threading
@@ -49,6 +50,7 @@ EVENTS = "events.jsonl"
 DIRTY = "watch.dirty"
 STAMP = "watch.stamp"
 SETTINGS = "\0settings"  # stands for a changed settings file among the changed pages
+EVERYTHING = "\0everything"  # events were lost: any page may have changed
 SETTINGS_FILES = frozenset(
     {
         "logseq/config.edn",
@@ -137,6 +139,18 @@ def read_observations(state: StateDir) -> list[Observation]:
     return out
 
 
+class _Overflow(logging.Handler):
+    """Tells a watcher when watchdog logs that the kernel dropped events."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        super().__init__(logging.WARNING)
+        self.watcher = watcher
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "overflow" in record.getMessage().lower():
+            self.watcher._on_overflow()
+
+
 class Watcher:
     """Watches one vault; `run` until `stop`."""
 
@@ -179,6 +193,18 @@ class Watcher:
                 self._changed.add(rel)
                 self._last = time.monotonic()
             self._wake.set()
+
+    def _on_overflow(self) -> None:
+        """The kernel's event queue overflowed: changes went unseen, so the next refresh checks
+        every page (it validates every file's stat anyway) and every agent bullet."""
+        self.report("watch: file events were lost (the event queue overflowed); checking all")
+        with self._lock:
+            if not self._changed:
+                self._first = time.monotonic()
+                self._mark_dirty()
+            self._changed.add(EVERYTHING)
+            self._last = time.monotonic()
+        self._wake.set()
 
     def _rel(self, path: str) -> str | None:
         """The vault-relative path of a page file (None for anything else, our own files too)."""
@@ -226,6 +252,9 @@ class Watcher:
             raise WatchRunning(
                 f"{self.vault.root}: another journal-agent watch is already running for it"
             ) from exc
+        # watchdog only logs an overflow (and re-adds its watches): hear it there.
+        overflow, log = _Overflow(self), logging.getLogger("watchdog.observers.inotify_c")
+        log.addHandler(overflow)
         try:
             self._remember_all()
             observer = self._observer()
@@ -242,6 +271,7 @@ class Watcher:
                 observer.join(timeout=5)
                 self._clear_dirty()
         finally:
+            log.removeHandler(overflow)
             lock.__exit__()
 
     @property
@@ -267,17 +297,28 @@ class Watcher:
             return due
 
     def _observer(self) -> Any:
-        from watchdog.events import FileSystemEventHandler
+        from watchdog import events
         from watchdog.observers import Observer
         from watchdog.observers.polling import PollingObserver
 
-        handler = FileSystemEventHandler()
+        handler = events.FileSystemEventHandler()
         handler.on_any_event = self._on_event  # type: ignore[method-assign]
         root = str(self.vault.root)
         if not self.poll:
+            # Changes only: reads (ours, a search tool's, a backup's) would flood the queue.
+            changes: list[type[events.FileSystemEvent]] = [
+                events.FileCreatedEvent,
+                events.FileModifiedEvent,
+                events.FileDeletedEvent,
+                events.FileMovedEvent,
+                events.FileClosedEvent,
+                events.DirCreatedEvent,
+                events.DirDeletedEvent,
+                events.DirMovedEvent,
+            ]
             try:
                 native = Observer()
-                native.schedule(handler, root, recursive=True)
+                native.schedule(handler, root, recursive=True, event_filter=changes)
                 native.start()
                 return native
             except OSError as exc:  # out of inotify watches, a file system without events
@@ -297,6 +338,9 @@ class Watcher:
             if SETTINGS in changed:
                 changed.discard(SETTINGS)
                 self.vault = open_vault(self.vault.root)
+            if EVERYTHING in changed:
+                changed.discard(EVERYTHING)
+                changed.update(self._copies)
             load_index(self.vault)
             summary = api.Query.of(self.vault, None, None, True).summary()
             for rel in sorted(changed):

@@ -195,3 +195,79 @@ def test_queries_trust_a_running_idle_watcher(
     running.settle()
     third, _ = Query.of(logseq_vault, DAY, None, True).statuses()
     assert "Grafana" not in {t.page.title for t in third}
+
+
+class Heard:
+    """Every file event a watcher is handed (``deaf``: dropped, as if the kernel lost them)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.events: list[Any] = []
+        self.deaf = False
+        real = Watcher._on_event
+
+        def hear(watcher: Watcher, event: Any) -> None:
+            if not self.deaf:
+                self.events.append(event)
+                real(watcher, event)
+
+        monkeypatch.setattr(Watcher, "_on_event", hear)
+
+
+def test_reading_the_vault_makes_no_events(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only changes are asked of the kernel: a search tool reading every page (as ripgrep or a
+    backup does) queues nothing, so it cannot overflow the event queue."""
+    heard = Heard(monkeypatch)
+    running = Running(logseq_vault)
+    try:
+        heard.events.clear()
+        for _ in range(3):
+            for path in sorted(logseq_vault.rglob("*.md")):
+                path.read_bytes()
+        time.sleep(0.5)
+        assert heard.events == []
+        page = logseq_vault / "pages" / "Grafana.md"
+        page.write_text(page.read_text() + "- and a change after the reads\n")
+        running.settle()
+        assert {e.src_path for e in heard.events if e.src_path.endswith(".md")} == {str(page)}
+        assert_index_fresh(logseq_vault)
+    finally:
+        running.stop()
+
+
+def test_lost_events_make_the_watcher_check_everything(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the kernel's queue overflows, watchdog drops the events and only logs it: changes
+    made meanwhile are unseen. The watcher hears the log, marks the summary untrusted and
+    checks every page and every agent bullet. (A real overflow cannot be caused on demand
+    here without changing the machine's inotify limits: this test drops the events itself and
+    logs watchdog's own warning.)"""
+    import logging
+
+    heard = Heard(monkeypatch)
+    running = Running(logseq_vault)
+    try:
+        note = "Checked [[Grafana]] dashboards today"
+        journal_agent.append([note], vault=logseq_vault, agent="claude", date=DAY)
+        running.settle()
+        heard.deaf = True
+        page = journal(logseq_vault, DAY)
+        page.write_text(page.read_text().replace(note, "Checked [[Grafana]] dashboards, twice"))
+        other = logseq_vault / "pages" / "Grafana.md"
+        other.write_text(other.read_text() + "- unseen: [[Backups]]\n")
+        time.sleep(0.5)
+        assert running.watcher.idle and read_observations(StateDir.of(logseq_vault)) == []
+        heard.deaf = False
+        before = running.watcher.refreshes
+        logging.getLogger("watchdog.observers.inotify_c").warning(
+            "Inotify queue overflowed; filesystem events were lost"
+        )
+        running.settle(before + 1)
+        assert any("events were lost" in line for line in running.lines)
+        assert_index_fresh(logseq_vault)
+        kinds = {o.text: o.kind for o in read_observations(StateDir.of(logseq_vault))}
+        assert kinds == {note: "edited"}
+    finally:
+        running.stop()
