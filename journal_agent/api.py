@@ -380,6 +380,14 @@ def timeline(
 ) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
     q = Query.of(vault, as_of, days, use_cache)
+    if use_cache:  # the summary and the files that mention it answer for a listed topic
+        from .backlinks import topic_backlinks
+
+        summary = q.summary()
+        known = topic_backlinks(q.vault, summary, topic)
+        if known is not None:
+            found = derive(known, q.as_of, q.days)
+            return TimelineResult(found, topic_timeline(found, q.as_of), list(summary.warnings))
     graph = q.graph(only=topic)
     found = derive(graph.topic(topic), q.as_of, q.days)
     return TimelineResult(found, topic_timeline(found, q.as_of), list(graph.index.warnings))

@@ -181,6 +181,23 @@ def _load_index(
     return index
 
 
+#: Up to this many files, reading them costs less than loading the whole cached index.
+FEW_FILES = 64
+
+
+def facts_of(vault: Vault, files: list[PageFile]) -> dict[str, PageFacts | str]:
+    """The facts of a few files (a warning string for one that cannot be read): from the
+    cached index while a file's stat is the one cached, else scanned. Nothing is cached."""
+    old = _read_cache(cache_path(vault), _fingerprint(vault)) if len(files) > FEW_FILES else {}
+    racy_after = time.time_ns() - RACY_NS
+    out: dict[str, PageFacts | str] = {}
+    for f in files:
+        entry = _cached(vault, f, old.get(f.rel), racy_after) or _fresh_entry(vault, f, racy_after)
+        facts = entry[3]
+        out[f.rel] = facts.lstrip(_TRANSIENT) if isinstance(facts, str) else facts
+    return out
+
+
 #: Below this many files to read, a second process costs more than it saves.
 PARALLEL_MIN = 1500
 _WORKER_VAULT: Vault | None = None  # the vault a forked scan worker inherits

@@ -218,7 +218,7 @@ def current(
             trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
         except JournalAgentError:  # a state folder set wrongly: no watcher to trust
             trusted = None
-        kept = load(str(cache_path(vault).with_suffix(".summary")), trusted) if trusted else None
+        kept = load(summary_path(vault), trusted) if trusted else None
         if kept is not None and trusted and trusted.endswith(repr(sorted(exclude))):
             return kept
     warnings: list[str] = []
@@ -226,7 +226,7 @@ def current(
     key = stamp(vault, files) if use_cache else None
     if key is not None:
         key += repr(sorted(exclude))
-    path = str(cache_path(vault).with_suffix(".summary"))
+    path = summary_path(vault)
     cached = load(path, key) if key else None
     if cached is not None and still_same(vault, cached.racy):
         if cached.racy and settled(files, cached.racy):
@@ -251,6 +251,11 @@ def current(
         save(path, built)
         remember(path, graph, built, files, base)
     return built
+
+
+def summary_path(vault: Vault) -> str:
+    """Where the summary of ``vault`` is cached (its side file beside it, `summary_patch`)."""
+    return str(cache_path(vault).with_suffix(".summary"))
 
 
 def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:

@@ -154,7 +154,7 @@ def remember(
     write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
 
 
-def _load_side(summary_path: str) -> Sidecar | None:
+def load_side(summary_path: str) -> Sidecar | None:
     try:
         with open(side_path(summary_path), "rb") as handle:
             data = pickle.load(handle)
@@ -212,7 +212,7 @@ def refresh(
 ) -> Summary | None:
     """The cached summary patched for the journal pages changed since it was built, saved with
     ``stamp``; None when a patch cannot be exact (the caller rebuilds)."""
-    side = _load_side(summary_path)
+    side = load_side(summary_path)
     if side is None or side.base != base or len(side.rels) != len(files):
         return None
     if [f.rel for f in files] != side.rels:

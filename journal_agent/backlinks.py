@@ -1,0 +1,54 @@
+"""One topic's backlinks without building the graph: what a warm `timeline` needs.
+
+The status summary holds each topic's dated mentions with their texts; its side file
+(`summary_patch.Sidecar`) says which files hold the undated ones, how many, and where each name
+as written in a file lands. So one topic's backlinks are its summary column plus the mentions
+of those few files, read from the cached index (or scanned, for a handful) and resolved through
+the side file: no registry, no pass over every page. Anything uncertain (a name the summary
+does not know for certain, a side file of another summary, a file whose count differs) returns
+None, and the caller builds the graph.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from .queries import Backlink, Topic
+from .registry import Page, query_keys
+from .summary import Summary, summary_path
+from .vault import PageFile, Vault
+
+
+def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
+    """The topic ``name`` names with every backlink the graph would give it, or None."""
+    from .index import facts_of
+    from .summary_patch import load_side
+
+    i = summary.find(query_keys(vault)(name))
+    side = load_side(summary_path(vault)) if i is not None else None
+    if i is None or side is None or side.stamp != summary.stamp:
+        return None
+    topic = Topic(Page(summary.titles[i], summary.paths[i]))
+    topic.backlinks = [summary.backlink(k) for k in range(summary.starts[i], summary.starts[i + 1])]
+    pairs, spans = side.pairs, side.spans
+    counts = {
+        bisect.bisect_right(spans, k // 2) - 1: pairs[k + 1]
+        for k in range(0, len(pairs), 2)
+        if pairs[k] == i
+    }
+    stats = side.stats
+    files = [PageFile(side.rels[n], *stats[3 * n : 3 * n + 3]) for n in sorted(counts)]
+    facts = facts_of(vault, files)
+    for n, file in zip(sorted(counts), files, strict=True):
+        found = facts[file.rel]
+        if isinstance(found, str):
+            return None  # it was readable when the summary was built
+        resolved = side.targets.get(file.rel.rpartition("/")[0] if side.by_folder else "", {})
+        lines: dict[int, Backlink] = {}
+        for target, line, resolution, text in found.mentions:
+            if line not in lines and i in resolved.get(target, ()) and i != side.own[n]:
+                lines[line] = Backlink(None, found.title, file.rel, line, text, resolution)
+        if len(lines) != counts[n]:
+            return None
+        topic.backlinks += lines.values()
+    return topic

@@ -1,0 +1,114 @@
+"""`status` and `timeline` answered from the status summary say exactly what the graph says.
+
+A warm `status TOPIC` looks the topic up in the summary by its query key (`Summary.find`)
+instead of loading the index and building the registry, and a warm `timeline TOPIC` adds the
+undated mentions of the few files the summary's side file names (`backlinks`); a name the
+summary does not know for certain (ambiguous, a journal or unlisted page, a spelling it never
+saw) falls back to the graph. For every page of every fixture vault, under every spelling we
+can think of, before and after edits that patch the summary, the answer (or the refusal) must
+be the graph's.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journal_agent import api
+from journal_agent.api import Query
+from journal_agent.errors import JournalAgentError
+from journal_agent.registry import load_registry, query_keys
+from journal_agent.vault import open_vault
+
+from .conftest import ROOT, copy_vault
+
+AS_OF = "2026-11-29"
+RULES = sorted((ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
+
+
+def spellings(root: Path) -> list[str]:
+    """Every page's title, aliases and path, in other cases and with odd edges, and a few
+    names no page has."""
+    registry, _ = load_registry(open_vault(root), use_cache=False)
+    names: list[str] = ["Nope", "", "pages/", "2026-11-29", "Nov 29th, 2026"]
+    for page in registry:
+        for name in (page.title, *page.aliases, *((page.path,) if page.path else ())):
+            names += [name, name.lower(), name.upper(), f"/{name}", f"{name}.md", f" {name}"]
+    return list(dict.fromkeys(names))
+
+
+def answer(root: Path, name: str, use_cache: bool) -> Any:
+    """``status`` and ``timeline`` of ``name`` (or the refusal)."""
+    try:
+        status = api.status(name, vault=root, as_of=AS_OF, use_cache=use_cache).to_json()
+        found = api.timeline(name, vault=root, as_of=AS_OF, use_cache=use_cache)
+        return status, found.to_json(), found.warnings
+    except JournalAgentError as exc:
+        return (type(exc).__name__, str(exc))
+
+
+@pytest.mark.parametrize(
+    "fixture", ["logseq_vault", "obsidian_vault", "markdown_vault", *[r.name for r in RULES]]
+)
+def test_lookups_from_the_summary_are_the_graphs(
+    request: pytest.FixtureRequest, tmp_path: Path, fixture: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if fixture.endswith("_vault"):
+        root: Path = request.getfixturevalue(fixture)
+    else:
+        root = copy_vault(ROOT / "tests" / "vaults" / "obsidian_rules" / fixture, tmp_path)
+    from journal_agent import queries
+
+    graphs: list[int] = []
+    real = queries.Graph.__init__
+
+    def counted(self: Any, *args: Any, **kw: Any) -> None:
+        graphs.append(1)
+        real(self, *args, **kw)
+
+    mention_itself(root)
+    names = spellings(root)
+    api.topics(vault=root, as_of=AS_OF)  # the summary, cached
+    monkeypatch.setattr(queries.Graph, "__init__", counted)
+    found = 0
+    for round_ in range(2):
+        summary = Query.of(root, AS_OF, None, True).summary()
+        key = query_keys(open_vault(root))
+        for name in names:
+            graphs.clear()
+            warm = answer(root, name, True)
+            if summary.find(key(name)) is not None:  # known for certain: no graph was needed
+                assert not graphs, name
+                found += 1
+            assert warm == answer(root, name, False), name
+        if round_ == 0:
+            edit_some(root)
+    assert found > 0
+
+
+def mention_itself(root: Path) -> None:
+    """Make a few pages link themselves (a page's references to itself are no backlinks)."""
+    registry, _ = load_registry(open_vault(root), use_cache=False)
+    own = [p for p in registry if p.path and p.date is None and not p.path.startswith(".")]
+    for page in own[:3]:
+        assert page.path is not None
+        path = root / page.path
+        path.write_text(path.read_text().rstrip("\n") + f"\n- about [[{page.title}]] itself\n")
+
+
+def edit_some(root: Path) -> None:
+    """Repeat the first bullet of every page at its end (journals too), three seconds back:
+    the summary is patched, not rebuilt, and the side file follows."""
+    for path in sorted(root.rglob("*.md")):
+        if any(part.startswith(".") for part in path.relative_to(root).parts):
+            continue
+        lines = path.read_text().splitlines()
+        bullets = [ln for ln in lines if ln.startswith("- ")]
+        if bullets:
+            path.write_text("\n".join([*lines, bullets[0]]) + "\n")
+            stamp = time.time_ns() - 3_000_000_000
+            os.utime(path, ns=(stamp, stamp))
