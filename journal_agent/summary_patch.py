@@ -210,7 +210,7 @@ def refresh(
     base: str,
     racy: dict[str, bytes],
 ) -> Summary | None:
-    """The cached summary patched for the journal pages changed since it was built, saved with
+    """The cached summary patched for the pages changed since it was built, saved with
     ``stamp``; None when a patch cannot be exact (the caller rebuilds)."""
     side = load_side(summary_path)
     if side is None or side.base != base or len(side.rels) != len(files):
