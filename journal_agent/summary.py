@@ -244,12 +244,12 @@ def current(
     with paused_gc():  # every object built here lives until the answer is printed
         graph = build((files, warnings))
         built = Summary.of(graph, key or "")
-    built.racy = racy
-    if key:
-        from .summary_patch import remember
+        built.racy = racy
+        if key:
+            from .summary_patch import remember
 
-        save(path, built)
-        remember(path, graph, built, files, base)
+            save(path, built)
+            remember(path, graph, built, files, base)
     return built
 
 
