@@ -26,21 +26,23 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import os
-import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
-from .ledger import Ledger, now_utc, text_hash
-from .owned import owned_blocks
 from .state import PageLock, StateDir
 from .vault import Vault
+
+if TYPE_CHECKING:
+    import logging
+
+# Every query imports this module (`trusted_stamp`): what only the watcher needs is imported
+# where it is used.
 
 DEBOUNCE = 0.25  # seconds of quiet before a refresh
 MAX_DELAY = 2.0  # ... but never later than this after the first event of a burst
@@ -139,16 +141,16 @@ def read_observations(state: StateDir) -> list[Observation]:
     return out
 
 
-class _Overflow(logging.Handler):
-    """Tells a watcher when watchdog logs that the kernel dropped events."""
+def _overflow_handler(watcher: Watcher) -> logging.Handler:
+    """A log handler that tells ``watcher`` when watchdog logs that the kernel dropped events."""
+    import logging
 
-    def __init__(self, watcher: Watcher) -> None:
-        super().__init__(logging.WARNING)
-        self.watcher = watcher
+    class Overflow(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "overflow" in record.getMessage().lower():
+                watcher._on_overflow()
 
-    def emit(self, record: logging.LogRecord) -> None:
-        if "overflow" in record.getMessage().lower():
-            self.watcher._on_overflow()
+    return Overflow(logging.WARNING)
 
 
 class Watcher:
@@ -252,8 +254,11 @@ class Watcher:
             raise WatchRunning(
                 f"{self.vault.root}: another journal-agent watch is already running for it"
             ) from exc
+        import logging
+
         # watchdog only logs an overflow (and re-adds its watches): hear it there.
-        overflow, log = _Overflow(self), logging.getLogger("watchdog.observers.inotify_c")
+        overflow = _overflow_handler(self)
+        log = logging.getLogger("watchdog.observers.inotify_c")
         log.addHandler(overflow)
         try:
             self._remember_all()
@@ -358,6 +363,8 @@ class Watcher:
 
     def _remember_all(self) -> None:
         """Take the first copy of every page the ledger says agents wrote on."""
+        from .ledger import Ledger
+
         pages = {e.page for e in Ledger(self.state).entries()}
         for rel in pages:
             copy = self._read(rel)
@@ -365,6 +372,9 @@ class Watcher:
                 self._copies[rel] = copy
 
     def _read(self, rel: str) -> _Copy | None:
+        from .ledger import Ledger, text_hash
+        from .owned import owned_blocks
+
         try:
             outline = self.vault.read_page(rel)
         except JournalAgentError:
@@ -391,6 +401,8 @@ class Watcher:
             return
         after.added = {ln: before.added.get(ln, now) for ln in after.lines}
         self._copies[rel] = after
+        from .ledger import Ledger
+
         written = {(e.agent, e.hash): e.text for e in Ledger(self.state).entries(rel)}
         gone = [
             (agent, h, t)
@@ -410,6 +422,8 @@ class Watcher:
         now: float,
     ) -> None:
         from rapidfuzz import fuzz, process
+
+        from .ledger import now_utc
 
         new_here = sorted(after.lines - before.lines)
         dropped = before.lines - after.lines
@@ -452,6 +466,8 @@ class Watcher:
 
 def watch(vault: Vault, *, poll: bool = False, report: Callable[[str], None]) -> None:
     """Run a watcher in the foreground until Ctrl-C or SIGTERM."""
+    import signal
+
     watcher = Watcher(vault, poll=poll, report=report)
     previous = signal.signal(signal.SIGTERM, lambda *_: watcher.stop())
     try:
