@@ -186,25 +186,23 @@ class Watcher:
             rel = self._rel(path) if path else None
             if rel is None and path and self._is_settings(path):
                 rel = SETTINGS  # the vault is opened again before the next refresh
-            if rel is None:
-                continue
-            with self._lock:
-                if not self._changed:
-                    self._first = time.monotonic()
-                    self._mark_dirty()
-                self._changed.add(rel)
-                self._last = time.monotonic()
-            self._wake.set()
+            if rel is not None:
+                self._queue(rel)
 
     def _on_overflow(self) -> None:
         """The kernel's event queue overflowed: changes went unseen, so the next refresh checks
         every page (it validates every file's stat anyway) and every agent bullet."""
         self.report("watch: file events were lost (the event queue overflowed); checking all")
+        self._queue(EVERYTHING)
+
+    def _queue(self, rel: str) -> None:
+        """Queue a change for the next refresh; the first of a burst marks the summary
+        untrusted until then."""
         with self._lock:
             if not self._changed:
                 self._first = time.monotonic()
                 self._mark_dirty()
-            self._changed.add(EVERYTHING)
+            self._changed.add(rel)
             self._last = time.monotonic()
         self._wake.set()
 
