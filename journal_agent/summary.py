@@ -35,7 +35,7 @@ from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
-FORMAT = 5
+FORMAT = 6
 
 
 @dataclass
@@ -57,8 +57,8 @@ class Summary:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, page title)
     strings: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # the pages that could not be read
-    #: a topic name's `PageRegistry.query_key` -> the position of the topic it names (-1: ask
-    #: the graph: ambiguous, or a page that is not listed); the names of every listed topic
+    #: a topic name's `PageRegistry.query_key` -> the position of the listed topic it names,
+    #: for the title, aliases and path of every listed topic that name it for certain
     names: dict[str, int] = field(default_factory=dict)
     racy: dict[str, bytes] = field(default_factory=dict)  # `index.racy_digests` when built
 
@@ -100,8 +100,7 @@ class Summary:
     def find(self, key: str) -> int | None:
         """The position of the topic a name with this `PageRegistry.query_key` names, when
         the summary knows it for certain."""
-        i = self.names.get(key, -1)
-        return i if i >= 0 else None
+        return self.names.get(key)
 
     def topics(
         self, as_of: dt.date, days: int, only: str | None = None, all_pages: bool = False
@@ -196,7 +195,7 @@ def _names(graph: Graph, listed: list[Topic]) -> dict[str, int]:
             except AmbiguousPage:
                 found = None
             names[key] = where.get(registry.identity(found), -1) if found else -1
-    return names
+    return {key: i for key, i in names.items() if i >= 0}  # the rest is asked of the graph
 
 
 def current(
