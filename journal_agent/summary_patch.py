@@ -10,7 +10,8 @@ changed file is a journal page that
 * names only pages the summary already resolved (a new name could create a Logseq page that
   exists by reference, a new topic), and
 * carries no alias, title or tombstone and stops mentioning no topic that exists without a file
-  (either could change which pages exist),
+  (either could change which pages exist), and names such a topic only as it is titled (it takes
+  its title from its first reference),
 
 the summary is patched: the file's old mentions are taken out of each topic's column and its new
 ones put in, in `queries._order`.
@@ -278,6 +279,8 @@ def _fresh_mentions(
                 positions = _by_title(vault, target, titles, side)
             if positions is None:
                 return None  # a name not seen when it was built: it may land elsewhere, or mint
+            if any(i in side.fileless and old.titles[i] != target for i in positions):
+                return None  # a page without a file is titled by its first spelling: a new one?
             for i in positions:
                 per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
         out[f.rel] = (day, per_topic)

@@ -342,3 +342,25 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     found, _ = Query.of(logseq_vault, AS_OF, None, True).statuses()
     last = {t.page.title: t.last for t in found}
     assert last["Backups"] is not None and last["Backups"].path == "journals/2026_11_29.md"
+
+
+def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
+    tmp_path: Path, spy: list[Any]
+) -> None:
+    """A page that exists only by reference takes its title from its first reference: a journal
+    edit that writes another spelling first renames it, which only a rebuild knows."""
+    from .test_queries import logseq
+
+    root = logseq(
+        tmp_path / "v",
+        {"Other": "- about [[Other]]\n"},
+        {"2026-11-28": "- met [[Side Quest]] folks\n", "2026-11-29": "- more [[Side Quest]]\n"},
+    )
+    backdate_all(root)
+    assert "Side Quest" in cached(root).titles
+    day = root / "journals" / "2026_11_28.md"
+    day.write_text("- the [[side quest]] first\n- met [[Side Quest]] folks\n")
+    backdate(day)
+    again = cached(root)
+    assert columns(again) == columns(rebuilt(root))
+    assert "side quest" in again.titles
