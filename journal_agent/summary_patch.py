@@ -41,6 +41,7 @@ from pathlib import Path
 from .cachedir import write_atomic
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
+from .flavors import Flavor
 from .queries import Graph
 from .summary import Summary
 from .vault import PageFile, Vault
@@ -81,8 +82,20 @@ def head(facts: PageFacts) -> bytes:
     """A digest of what a file gives the registry (see the module's doc): equal heads, same
     pages with the same names and order."""
     names = "\x1f".join(dict.fromkeys([m[0] for m in facts.mentions]))
-    what = f"{facts[:4]!r}\x1e{sorted(facts.meta)!r}\x1e{names}"  # title, date, aliases, tombstone
-    return hashlib.blake2b(what.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
+    return _digest(f"{facts[:4]!r}\x1e{sorted(facts.meta)!r}\x1e{names}")  # title .. tombstone
+
+
+def journal_head(facts: PageFacts, flavor: Flavor) -> bytes:
+    """What a journal page gives the registry besides its mentions: the property keys it uses
+    (a page without a file that is one is a property page; markers and priorities are built-in
+    pages either way)."""
+    key = flavor.page_key
+    keys = {key(n) for n in facts.meta} - {key(n) for n in flavor.built_in_pages}
+    return _digest("\x1f".join(sorted(keys)))
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
 
 
 def _stats(files: list[PageFile]) -> array[int]:
@@ -132,8 +145,10 @@ def remember(
     heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
     for f in files:
         fact = facts.get(f.rel)
-        # a journal page is patched by its mentions (`_fresh_mentions`): no head needed
-        heads += head(fact) if fact is not None and fact.date is None else bytes(HEAD)
+        if fact is None:
+            heads += bytes(HEAD)
+        else:  # a journal page is patched by its mentions (`_fresh_mentions`)
+            heads += head(fact) if fact.date is None else journal_head(fact, registry.flavor)
         mine = graph.topics.get(registry.file_identity(f.rel, fact)) if fact else None
         own.append(position.get(id(mine), -1))
         for i, n in sorted(counts.get(f.rel, {}).items()):
@@ -232,7 +247,7 @@ def refresh(
     pages = [n for n in differing if n not in dated]
     patched: Summary | None = old
     if dated:
-        fresh = _fresh_mentions(vault, [files[n] for n in dated], side, old)
+        fresh = _fresh_mentions(vault, [files[n] for n in dated], dated, side, old)
         patched = _patch(old, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
         patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
@@ -256,11 +271,11 @@ _Fresh = dict[str, tuple[dt.date, dict[int, dict[int, tuple[bool, str]]]]]
 
 
 def _fresh_mentions(
-    vault: Vault, changed: list[PageFile], side: Sidecar, old: Summary
+    vault: Vault, changed: list[PageFile], where: list[int], side: Sidecar, old: Summary
 ) -> _Fresh | None:
     out: _Fresh = {}
     titles: dict[str, int] | None = None
-    for f in changed:
+    for f, n in zip(changed, where, strict=True):
         resolved = side.targets.get(f.rel.rpartition("/")[0] if side.by_folder else "", {})
         day = vault.date_of(f.rel)
         if day is None or f.rel in side.marked or f.rel.endswith(".org"):
@@ -271,6 +286,8 @@ def _fresh_mentions(
             return None
         if facts.date != day or facts.aliases or facts.superseded_by:
             return None
+        if journal_head(facts, vault.flavor) != side.heads[n * HEAD : (n + 1) * HEAD]:
+            return None  # it uses other property keys: a property page may come or go
         per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
         for target, line, resolution, text in facts.mentions:
             positions = resolved.get(target)

@@ -16,7 +16,7 @@ from journal_agent.summary import Summary
 
 from .test_context import AS_OF, TOPICS, rich_vault
 
-Row = tuple[str, str | None, int, list[tuple[int, str, int, str, bool]]]
+Row = tuple[str, str | None, int, int, list[tuple[int, str, int, str, bool]]]
 
 
 def columns(s: Summary) -> list[Row]:
@@ -29,7 +29,7 @@ def columns(s: Summary) -> list[Row]:
              bool(s.resolutions[k]))
             for k in span
         ]  # fmt: skip
-        out.append((title, s.paths[i], s.undated[i], mentions))
+        out.append((title, s.paths[i], s.extra[i], s.undated[i], mentions))
     return out
 
 
@@ -364,3 +364,27 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
     again = cached(root)
     assert columns(again) == columns(rebuilt(root))
     assert "side quest" in again.titles
+
+
+def test_a_journal_that_starts_using_a_page_as_a_property_is_rebuilt(
+    tmp_path: Path, spy: list[Any]
+) -> None:
+    """A page without a file that is also a property key is one of Logseq's property pages
+    (left out of `topics` by default): a journal edit that adds or drops that use changes what
+    the page is."""
+    from .test_queries import logseq
+
+    root = logseq(
+        tmp_path / "v",
+        {"Other": "- see [[flavor]] notes\n"},
+        {"2026-11-28": "- tried [[flavor]]\n", "2026-11-29": "- a day with [[Other]]\n"},
+    )
+    backdate_all(root)
+    before = cached(root)
+    assert not before.extra[before.titles.index("flavor")]
+    day = root / "journals" / "2026_11_29.md"
+    day.write_text("- a day with [[Other]]\n  flavor:: sweet\n")
+    backdate(day)
+    again = cached(root)
+    assert columns(again) == columns(rebuilt(root))
+    assert list(again.extra) == list(rebuilt(root).extra)
