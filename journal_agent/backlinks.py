@@ -22,7 +22,7 @@ from .vault import PageFile, Vault
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     """The topic ``name`` names with every backlink the graph would give it, or None."""
     from .index import facts_of
-    from .summary_patch import load_side
+    from .summary_patch import load_side, stat_of
 
     i = summary.find(query_keys(vault)(name))
     side = load_side(summary_path(vault)) if i is not None else None
@@ -36,8 +36,7 @@ def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         for k in range(0, len(pairs), 2)
         if pairs[k] == i
     }
-    stats = side.stats
-    files = [PageFile(side.rels[n], *stats[3 * n : 3 * n + 3]) for n in sorted(counts)]
+    files = [PageFile(side.rels[n], *stat_of(side, n)) for n in sorted(counts)]
     facts = facts_of(vault, files)
     for n, file in zip(sorted(counts), files, strict=True):
         found = facts[file.rel]

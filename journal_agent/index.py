@@ -58,8 +58,9 @@ def stamp(vault: Vault, files: list[PageFile]) -> str:
     if files:
         rels, mtimes, sizes, inodes = zip(*files, strict=True)  # hashed in a few C calls
         digest.update("\0".join(rels).encode("utf-8", "surrogateescape"))
-        for column in (mtimes, sizes, inodes):
-            digest.update(array("q", column).tobytes())
+        digest.update(array("q", mtimes).tobytes())  # before 1970: negative
+        digest.update(array("Q", sizes).tobytes())
+        digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
     return digest.hexdigest()
 
 

@@ -388,3 +388,24 @@ def test_a_journal_that_starts_using_a_page_as_a_property_is_rebuilt(
     again = cached(root)
     assert columns(again) == columns(rebuilt(root))
     assert list(again.extra) == list(rebuilt(root).extra)
+
+
+def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault: Path) -> None:
+    """overlayfs (xino) and NFS hand out inode numbers with the top bit set, and a file can be
+    dated before 1970: the stamp and the side file's stats take both (a signed 64-bit column
+    raised OverflowError on every query)."""
+    from types import SimpleNamespace
+    from typing import cast
+
+    from journal_agent.index import stamp
+    from journal_agent.vault import PageFile, open_vault
+
+    files = [
+        PageFile("journals/a.md", -1_000_000_000, 10, 2**63 + 7),
+        PageFile("pages/b.md", 1_764_000_000_000_000_000, 0, 2**64 - 1),
+    ]
+    side = cast(summary_patch.Sidecar, SimpleNamespace(stats=summary_patch._stats(files)))
+    assert [summary_patch.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in files]
+    vault = open_vault(logseq_vault)
+    other = [files[0]._replace(inode=7), files[1]]
+    assert stamp(vault, files) != stamp(vault, other)
