@@ -252,8 +252,9 @@ NOTE = """Every figure is a fresh process of `.venv/bin/journal-agent` (`hook cl
 --vault COPY` with the host's JSON on stdin; `append --agent bench "Bench append N [[Atlas
 Migration]]"`), the index cache warm, median of the rounds after one warm-up round; rg: `rg -F -c
 "[[Atlas Migration]]" V` before each contender. SessionStart runs the sweep (outbox, tombstones,
-pending bullets) and prints the session-start projection (`context`) with what is pending. Budgets the hosts give: Claude Code SessionEnd 1.5 s
-for all its hooks together; Codex SessionEnd 1 s (at most 3); Gemini does not wait."""
+pending bullets) and prints the session-start projection (`context`) with what is pending.
+Budgets the hosts give: Claude Code SessionEnd 1.5 s for all its hooks together; Codex
+SessionEnd 1 s (at most 3); Gemini does not wait."""
 
 
 if __name__ == "__main__":
