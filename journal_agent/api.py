@@ -102,18 +102,16 @@ def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
     """Check bullets against the guest rules without writing: unknown pages (with the closest
     existing names), properties, structure, block refs, superseded pages."""
     from .guard import lint as lint_bullet
-    from .index import load_index
-    from .registry import build_registry
+    from .registry import KnownPages
 
     v = _vault(vault)
-    index = load_index(v)
-    registry = build_registry(index).seen_from(v.journal_page(dt.date.today()).path)
-    ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
-    items = [bullets] if isinstance(bullets, str) else list(bullets)
-    problems = [
-        p for b in items for p in lint_bullet(b.strip(), registry, v.flavor.syntax, block_ids=ids)
-    ]
-    return LintResult(problems, index.warnings)
+    items = [b.strip() for b in ([bullets] if isinstance(bullets, str) else bullets)]
+    # what `append` would check them against: the cheap lookup, else the full registry
+    known, page = KnownPages(v), v.journal_page(dt.date.today())
+    registry = known.registry_for(items, not v.journal_exists(page), page.path)
+    ids = known.block_ids
+    problems = [p for b in items for p in lint_bullet(b, registry, v.flavor.syntax, block_ids=ids)]
+    return LintResult(problems, known.warnings)
 
 
 @dataclass

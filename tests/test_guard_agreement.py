@@ -90,3 +90,30 @@ def test_a_date_link_is_that_days_journal_page(tmp_path: Path) -> None:
     assert ("journals/2026_11_30.md", 1) in lines
     with pytest.raises(BulletsRefused, match="no page named '2031-01-01'"):
         journal_agent.append(["see [[2031-01-01]]"], vault=root, date=DAY)
+
+
+@pytest.mark.parametrize(
+    "root",
+    [
+        SAMPLE_VAULT,
+        FIXTURE_VAULTS / "obsidian",
+        FIXTURE_VAULTS / "obsidian_rules" / "duplicate_names",
+    ],
+)
+def test_lint_says_what_the_full_registry_says(root: Path, tmp_path: Path) -> None:
+    """`lint` checks bullets as `append` does (the cheap lookup first): for a link to every
+    name, its problems (and suggestions) are those of the full registry."""
+    from journal_agent.api import lint
+    from journal_agent.guard import lint as lint_bullet
+
+    root = copy_vault(root, tmp_path)
+    vault = open_vault(root)
+    index = load_index(vault, use_cache=False)
+    source = vault.journal_page(journal_agent.api.parse_day(DAY)).path
+    full = build_registry(index).seen_from(source)
+    ids = frozenset(i for facts in index.files.values() for i in facts.block_ids)
+    for name in _names(root):
+        bullet = f"see [[{name}]]"
+        found = lint_bullet(bullet, full, vault.flavor.syntax, block_ids=ids)
+        expected = [p.to_json() for p in found]
+        assert [p.to_json() for p in lint(bullet, vault=root).problems] == expected, name
