@@ -252,6 +252,22 @@ class Query:
             self.vault, use_cache=self.use_cache, exclude=self._excluded(), build=self.graph
         )
 
+    def timeline(self, topic: str) -> TimelineResult:
+        """The topic's backlinks, newest first: from the status summary and the files that
+        mention it where it answers for certain (`backlinks`), else from the graph."""
+        if self.use_cache:
+            from .backlinks import topic_backlinks
+
+            summary = self.summary()
+            known = topic_backlinks(self.vault, summary, topic)
+            if known is not None:
+                found = derive(known, self.as_of, self.days)
+                entries = topic_timeline(found, self.as_of)
+                return TimelineResult(found, entries, list(summary.warnings))
+        graph = self.graph(only=topic)
+        found = derive(graph.topic(topic), self.as_of, self.days)
+        return TimelineResult(found, topic_timeline(found, self.as_of), list(graph.index.warnings))
+
 
 @dataclass
 class TopicsResult:
@@ -377,18 +393,7 @@ def timeline(
     use_cache: bool = True,
 ) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
-    q = Query.of(vault, as_of, days, use_cache)
-    if use_cache:  # the summary and the files that mention it answer for a listed topic
-        from .backlinks import topic_backlinks
-
-        summary = q.summary()
-        known = topic_backlinks(q.vault, summary, topic)
-        if known is not None:
-            found = derive(known, q.as_of, q.days)
-            return TimelineResult(found, topic_timeline(found, q.as_of), list(summary.warnings))
-    graph = q.graph(only=topic)
-    found = derive(graph.topic(topic), q.as_of, q.days)
-    return TimelineResult(found, topic_timeline(found, q.as_of), list(graph.index.warnings))
+    return Query.of(vault, as_of, days, use_cache).timeline(topic)
 
 
 def _inside_vault(target: Path, vault: Vault) -> bool:

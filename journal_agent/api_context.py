@@ -10,8 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from .api import Query, VaultArg, _vault
 from .errors import BadArgument, JournalAgentError
-from .queries import derive
-from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
 from .vault import Vault
 
@@ -164,10 +162,10 @@ def why(
     from .decisions import WhyResult, decisions_about
 
     q = Query.of(vault, as_of, days, use_cache)
-    graph = q.graph(only=topic)
-    found = derive(graph.topic(topic), q.as_of, q.days)
-    entries = topic_timeline(found, q.as_of)
-    return WhyResult(found, decisions_about(q.vault, found, entries), list(graph.index.warnings))
+    found = q.timeline(topic)
+    return WhyResult(
+        found.topic, decisions_about(q.vault, found.topic, found.entries), found.warnings
+    )
 
 
 def audit(

@@ -77,6 +77,13 @@ QUERY = (
     arg("--no-cache", action="store_true", help="scan every file, ignore the index"),
 )
 TOPIC = arg("topic", metavar="TOPIC", help="a page title or alias (or a note's path)")
+BULLETS = arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin")
+KIND = arg(
+    "--kind",
+    choices=("note", "decision", "resolution"),
+    default="note",
+    help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
+)
 ALL_PAGES = arg(
     "--all-pages",
     action="store_true",
@@ -115,16 +122,11 @@ def text_append(result: dict[str, Any]) -> str:
 
 
 @command(
-    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    BULLETS,
     arg("--agent", default="agent", help="the agent's name (header: NAME log)"),
     arg("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)"),
     arg("--session", metavar="ID", help="the session id, kept in the ledger"),
-    arg(
-        "--kind",
-        choices=("note", "decision", "resolution"),
-        default="note",
-        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
-    ),
+    KIND,
     arg("--unlink", action="store_true", help="write unknown page names as plain text"),
     arg("--wait", type=float, metavar="SECONDS", help="how long a busy page is waited for (1)"),
     text=text_append,
@@ -134,9 +136,8 @@ def cmd_append(args: argparse.Namespace) -> Any:
     """Append bullets under the agent's own block on today's journal page (- reads stdin)."""
     from .api import append
 
-    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
     return append(
-        bullets,
+        _bullets(args),
         vault=args.vault,
         agent=args.agent,
         date=args.date,
@@ -145,6 +146,11 @@ def cmd_append(args: argparse.Namespace) -> Any:
         unlink=args.unlink,
         wait=args.wait,
     )
+
+
+def _bullets(args: argparse.Namespace) -> list[str]:
+    """The command's bullets, a ``-`` replaced by the lines of standard input."""
+    return [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
 
 
 def _stdin_lines() -> list[str]:
@@ -267,7 +273,7 @@ def text_lint(result: dict[str, Any]) -> str:
 
 
 @command(
-    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    BULLETS,
     text=text_lint,
     example='journal-agent lint --vault ~/notes "Fixed [[Flaky CI]]" "see [[Atlas Migratoin]]"',
 )
@@ -275,8 +281,7 @@ def cmd_lint(args: argparse.Namespace) -> Any:
     """Check bullets against the guest rules without writing anything."""
     from .api import lint
 
-    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
-    return lint(bullets, vault=args.vault)
+    return lint(_bullets(args), vault=args.vault)
 
 
 def text_pages(result: dict[str, Any]) -> str:

@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from .cli import QUERY, STARTED, TOPIC, _fail, _query, _stdin_lines, arg, command
+from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _fail, _query, arg, command
 from .errors import BadArgument
 
 
@@ -117,16 +117,11 @@ def text_note(result: dict[str, Any]) -> str:
 
 
 @command(
-    arg("bullets", nargs="+", metavar="BULLET", help="one bullet each; - reads stdin"),
+    BULLETS,
     arg("--agent", default="agent", help="the agent's name (header: NAME log)"),
     arg("--session", metavar="ID", help="the session id: the same bullet twice is noted once"),
     arg("--date", metavar="YYYY-MM-DD", help="the day the bullets belong to (default: today)"),
-    arg(
-        "--kind",
-        choices=("note", "decision", "resolution"),
-        default="note",
-        help="decision / resolution prefix each bullet with 'Decision:' / 'Resolved:'",
-    ),
+    KIND,
     arg(
         "--budget",
         type=float,
@@ -141,9 +136,8 @@ def cmd_note(args: argparse.Namespace) -> Any:
     """Record bullets durably as pending, then write what can be written (the rest waits)."""
     from .api_pending import note
 
-    bullets = [b for item in args.bullets for b in (_stdin_lines() if item == "-" else [item])]
     return note(
-        bullets,
+        _bullets(args),
         vault=args.vault,
         agent=args.agent,
         session=args.session,
