@@ -35,7 +35,10 @@ from .queries import Backlink, Graph, Status, Topic, _order, status_of
 from .registry import Page
 from .vault import PageFile, Vault
 
-FORMAT = 6
+#: The shape of the summary and of its side file (`summary_patch.Sidecar`), bumped together: a
+#: summary still valid by its stamp is trusted without reading the side file, so one written by
+#: another version must not be kept beside it (point lookups and patches would fall back for good).
+FORMAT = 7
 
 
 @dataclass

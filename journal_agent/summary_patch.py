@@ -43,10 +43,9 @@ from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
 from .flavors import Flavor
 from .queries import Graph
-from .summary import Summary
+from .summary import FORMAT, Summary
 from .vault import PageFile, Vault
 
-FORMAT = 5  # bump when Sidecar changes
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
 #: index for the rest, is as quick (measured on the 20k-page bench vault: 100 patched 0.5 s over a
 #: warm run, a rebuild 3.5 s; 1000 about even).
@@ -219,12 +218,10 @@ def _complete(side: Sidecar) -> bool:
 
 
 def _load_summary(summary_path: str, stamp: str) -> Summary | None:
-    from .summary import FORMAT as SUMMARY_FORMAT
-
     try:
         with open(summary_path, "rb") as handle:
             data = pickle.load(handle)
-        if data["format"] == SUMMARY_FORMAT and data["summary"].stamp == stamp:
+        if data["format"] == FORMAT and data["summary"].stamp == stamp:
             summary: Summary = data["summary"]
             return summary
     except Exception:
