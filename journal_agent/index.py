@@ -19,15 +19,16 @@ import os
 import pickle
 import sys
 import time
-from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import walk
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
-from .vault import PageFile, Vault
+from .vault import Vault
+from .walk import PageFile
 
 CACHE_FORMAT = 4  # bump when PageFacts or the scan rules change
 
@@ -54,14 +55,7 @@ def cache_path(vault: Vault) -> Path:
 def stamp(vault: Vault, files: list[PageFile]) -> str:
     """What a projection of the whole index depends on: the settings and every file's stat.
     A file that is racily clean (`racy_digests`) needs its bytes checked too."""
-    digest = hashlib.blake2b(_fingerprint(vault).encode(), digest_size=16)
-    if files:
-        rels, mtimes, sizes, inodes = zip(*files, strict=True)  # hashed in a few C calls
-        digest.update("\0".join(rels).encode("utf-8", "surrogateescape"))
-        digest.update(array("q", mtimes).tobytes())  # before 1970: negative
-        digest.update(array("Q", sizes).tobytes())
-        digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
-    return digest.hexdigest()
+    return walk.stamp(_fingerprint(vault), files)
 
 
 def racy_digests(vault: Vault, files: list[PageFile]) -> dict[str, bytes]:

@@ -13,7 +13,7 @@ import os
 import stat
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
@@ -22,24 +22,12 @@ from .flavors import Flavor, Settings, detect_flavor, flavor_named
 from .outline import Outline, decode, line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .titles import JournalNames
+from .walk import PageFile, page_files
 
 if TYPE_CHECKING:
     from .backends.base import JournalPage
 
 ENV_VAR = "JOURNAL_AGENT_VAULT"
-#: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
-_SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-class PageFile(NamedTuple):
-    """One page file of the vault, before reading it (its stat decides if a cache is valid).
-    A tuple: tens of thousands are made on every query, and they sort by path as they are."""
-
-    rel: str  # path relative to the vault, with "/" separators
-    mtime_ns: int
-    size: int
-    inode: int
 
 
 class Vault:
@@ -154,78 +142,14 @@ class Vault:
 
     def page_files(self, warnings: list[str] | None = None) -> list[PageFile]:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
-        out = self._walk(warnings if warnings is not None else [], True)
-        out.sort()
-        return out
+        settings = self.settings
+        found = warnings if warnings is not None else []
+        return page_files(str(self.root), settings.extensions, settings.hidden, found)
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
-        return sorted(f.rel for f in self._walk([], False))
-
-    def _walk(self, warnings: list[str], stat: bool) -> list[PageFile]:
-        """Page files below the root (with their stat when ``stat``), depth first: a loop, not
-        recursion, over folders opened once each, every file stat-ed relative to its folder's
-        descriptor (this runs on every query over tens of thousands of files). Only regular
-        files are pages (a FIFO named ``x.md`` would hang a read); a folder reached twice
-        through links is listed once. Without ``stat``, the files' stat fields are 0."""
-        found: list[PageFile] = []
-        folders: list[tuple[str, str]] = [(str(self.root), "")]
-        seen: set[tuple[int, int]] = set()
-        while folders:
-            folder, prefix = folders.pop()
-            try:
-                fd = os.open(folder, _DIR_FLAGS)
-            except OSError as exc:
-                warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
-                continue
-            try:
-                st = os.fstat(fd)
-                if (st.st_dev, st.st_ino) in seen:
-                    continue
-                seen.add((st.st_dev, st.st_ino))
-                self._walk_folder(fd, folder, prefix, stat, folders, found, warnings)
-            except OSError as exc:
-                warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
-            finally:
-                os.close(fd)
-        return found
-
-    def _walk_folder(
-        self,
-        fd: int,
-        folder: str,
-        prefix: str,
-        stat: bool,
-        folders: list[tuple[str, str]],
-        found: list[PageFile],
-        warnings: list[str],
-    ) -> None:
-        extensions, hidden = self.settings.extensions, self.settings.hidden
-        with os.scandir(fd) as entries:
-            for entry in entries:
-                name = entry.name
-                if name[0] == "." or (hidden and self._hidden(prefix + name)):
-                    continue
-                try:
-                    if entry.is_symlink() and not inside(f"{folder}/{name}", self.root):
-                        warnings.append(
-                            f"{prefix}{name}: symbolic link to outside the vault, skipped"
-                        )
-                    elif entry.is_dir():
-                        if prefix or name not in _SKIP_DIRS:
-                            folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
-                    elif name.lower().endswith(extensions):
-                        if not entry.is_file():  # a FIFO would hang a read; no device either
-                            warnings.append(f"{prefix}{name}: not a regular file, skipped")
-                        elif stat:
-                            st = entry.stat()
-                            found.append(
-                                PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino)
-                            )
-                        else:
-                            found.append(PageFile(prefix + name, 0, 0, 0))
-                except OSError as exc:  # a link loop, a file gone meanwhile
-                    warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
+        s = self.settings
+        return [f.rel for f in page_files(str(self.root), s.extensions, s.hidden, [], False)]
 
     def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
         """A page file's title and its day if it is a journal page. ``title``: the one its own
@@ -254,13 +178,6 @@ class Vault:
         if folder and not rel.startswith(folder + "/"):
             return None
         return self.file_format.parse(rel[len(folder) + 1 if folder else 0 :].rsplit(".", 1)[0])
-
-    def _hidden(self, rel: str) -> bool:
-        for hidden in self.settings.hidden:
-            h = hidden.strip("/")
-            if h and (rel == h or rel.startswith(h + "/")):
-                return True
-        return False
 
     def read_bytes(self, rel: str, *, listed: bool = False) -> bytes:
         """One page file's bytes; `UnreadablePage` if it cannot be read, is not a regular file,

@@ -1,0 +1,146 @@
+"""The page files of a vault and the stamp of their stats: what every cached answer is checked
+against on every query.
+
+Lean on purpose: the warm path (`quick`) lists and stamps the vault before it loads anything
+else, so this module imports nothing beyond the standard library's cheapest parts.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections import namedtuple
+
+TYPE_CHECKING = False  # not typing's: importing typing costs more than listing a small vault
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+    class PageFile(NamedTuple):
+        """One page file of the vault, before reading it (its stat decides if a cache is
+        valid). A tuple: tens of thousands are made on every query."""
+
+        rel: str  # path relative to the vault, with "/" separators
+        mtime_ns: int
+        size: int
+        inode: int
+
+else:
+    PageFile = namedtuple("PageFile", "rel mtime_ns size inode")
+
+#: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
+SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
+DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def page_files(
+    root: str,
+    extensions: tuple[str, ...],
+    hidden: tuple[str, ...],
+    warnings: list[str],
+    stat: bool = True,
+) -> list[PageFile]:
+    """Page files below ``root`` in path order, hidden (``hidden``: folder or file prefixes) and
+    dot-named ones skipped. Depth first: a loop, not recursion, over folders opened once each,
+    every file stat-ed from its folder's listing (this runs on every query over tens of
+    thousands of files). Only regular files are pages (a FIFO named ``x.md`` would hang a read);
+    a folder reached twice through links is listed once. Without ``stat``, stat fields are 0."""
+    found: list[PageFile] = []
+    folders: list[tuple[str, str]] = [(root, "")]
+    seen: set[tuple[int, int]] = set()
+    while folders:
+        folder, prefix = folders.pop()
+        try:
+            fd = os.open(folder, DIR_FLAGS)
+        except OSError as exc:
+            warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
+            continue
+        try:
+            st = os.fstat(fd)
+            if (st.st_dev, st.st_ino) in seen:
+                continue
+            seen.add((st.st_dev, st.st_ino))
+            _folder(root, fd, folder, prefix, (extensions, hidden), stat, folders, found, warnings)
+        except OSError as exc:
+            warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
+        finally:
+            os.close(fd)
+    found.sort(key=_rel)  # by path alone: a third of the time of comparing the tuples
+    return found
+
+
+def _rel(f: PageFile) -> str:
+    return f.rel
+
+
+def _folder(
+    root: str,
+    fd: int,
+    folder: str,
+    prefix: str,
+    rules: tuple[tuple[str, ...], tuple[str, ...]],
+    stat: bool,
+    folders: list[tuple[str, str]],
+    found: list[PageFile],
+    warnings: list[str],
+) -> None:
+    extensions, hidden = rules
+    add = found.append
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            name = entry.name
+            if name[0] == "." or (hidden and is_hidden(prefix + name, hidden)):
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):  # most entries: no link, no folder
+                    if not name.lower().endswith(extensions):
+                        pass
+                    elif stat:
+                        st = entry.stat(follow_symlinks=False)
+                        add(PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                    else:
+                        add(PageFile(prefix + name, 0, 0, 0))
+                elif entry.is_symlink() and not _inside(f"{folder}/{name}", root):
+                    warnings.append(f"{prefix}{name}: symbolic link to outside the vault, skipped")
+                elif entry.is_dir():
+                    if prefix or name not in SKIP_DIRS:
+                        folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
+                elif name.lower().endswith(extensions):
+                    if not entry.is_file():  # a FIFO would hang a read; no device either
+                        warnings.append(f"{prefix}{name}: not a regular file, skipped")
+                    elif stat:
+                        st = entry.stat()
+                        add(PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                    else:
+                        add(PageFile(prefix + name, 0, 0, 0))
+            except OSError as exc:  # a link loop, a file gone meanwhile
+                warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
+
+
+def _inside(path: str, root: str) -> bool:
+    from .files import inside  # only for links, which few vaults hold
+
+    return inside(path, root)
+
+
+def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
+    """Whether ``rel`` is one of the ``hidden`` paths or below one."""
+    for entry in hidden:
+        h = entry.strip("/")
+        if h and (rel == h or rel.startswith(h + "/")):
+            return True
+    return False
+
+
+def stamp(fingerprint: str, files: list[PageFile]) -> str:
+    """A digest of the settings (``fingerprint``) and every file's path and stat: a cached
+    projection of the whole vault is valid while it is unchanged."""
+    from hashlib import blake2b
+
+    digest = blake2b(fingerprint.encode(), digest_size=16)
+    if files:
+        rels, mtimes, sizes, inodes = zip(*files, strict=True)  # hashed in a few C calls
+        digest.update("\0".join(rels).encode("utf-8", "surrogateescape"))
+        digest.update(array("q", mtimes).tobytes())  # before 1970: negative
+        digest.update(array("Q", sizes).tobytes())
+        digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
+    return digest.hexdigest()
