@@ -19,7 +19,9 @@ from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters,
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
-from .vault import PageFile, Vault, open_vault
+from .derived import thread_object
+from .vault import Vault, open_vault
+from .walk import PageFile
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -282,10 +284,8 @@ class TopicsResult:
     def to_json(self) -> dict[str, Any]:
         if self.key == "threads":
             items = [
-                dict(t.to_json(), last_text=t.last.text if t.last else None) for t in self.topics
+                thread_object(t.to_json(), t.last.text if t.last else None) for t in self.topics
             ]
-            for item in items:
-                item.pop("status")
         else:
             items = [t.to_json() for t in self.topics]
         return {"as_of": self.as_of.isoformat(), "days": self.days, self.key: items}

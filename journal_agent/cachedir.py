@@ -3,27 +3,38 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
-from pathlib import Path
+
+TYPE_CHECKING = False  # not typing's: the warm path (`quick`) finds its cache with this module
+if TYPE_CHECKING:
+    from pathlib import Path
 
 CACHE_ENV = "JOURNAL_AGENT_CACHE"
 
 
-def cache_dir() -> Path:
+def _cache_root() -> str:
     """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform."""
     base = os.environ.get(CACHE_ENV)
     if base:
-        return Path(base).expanduser()
+        return os.path.expanduser(base)
     from platformdirs import user_cache_dir  # lazy: only cached runs need it
 
-    return Path(user_cache_dir("journal-agent", appauthor=False))
+    return user_cache_dir("journal-agent", appauthor=False)
+
+
+def cache_name(kind: str, *key: str, suffix: str) -> str:
+    """The path of a cache file named by a digest of what it depends on."""
+    from hashlib import sha256
+
+    digest = sha256("\0".join(key).encode()).hexdigest()[:16]
+    return os.path.join(_cache_root(), f"{kind}-{digest}{suffix}")
 
 
 def cache_file(kind: str, *key: str, suffix: str) -> Path:
-    """A cache file named by a digest of what it depends on."""
-    digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:16]
-    return cache_dir() / f"{kind}-{digest}{suffix}"
+    """`cache_name` as a path."""
+    from pathlib import Path
+
+    return Path(cache_name(kind, *key, suffix=suffix))
 
 
 def write_atomic(path: Path, data: bytes) -> None:

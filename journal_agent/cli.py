@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import sys
 import time
@@ -21,8 +20,11 @@ from typing import Any, NoReturn
 
 from . import __version__
 from .errors import BadArgument, JournalAgentError
+from .render import PROG, table, text_stale, text_status, text_topics
+from .render import emit as _emit
+from .render import fail as _fail
+from .render import json_text as _json
 
-PROG = "journal-agent"
 STARTED = time.monotonic()  # a hook's budget counts from here, not from its first line of work
 
 Text = Callable[[dict[str, Any]], str]
@@ -100,14 +102,6 @@ def _query(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    return "\n".join(lines)
-
-
 # -- the commands -------------------------------------------------------------------------------
 
 
@@ -167,15 +161,6 @@ def _stdin_lines() -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def text_stale(result: dict[str, Any]) -> str:
-    rows = [
-        (t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
-        for t in result["threads"]
-    ]
-    head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
-    return head + ("\n" + _table(("topic", "last", "days", "last mention"), rows) if rows else "")
-
-
 @command(
     *QUERY, ALL_PAGES, text=text_stale, example="journal-agent stale --vault ~/notes --days 14"
 )
@@ -186,26 +171,12 @@ def cmd_stale(args: argparse.Namespace) -> Any:
     return stale(**_query(args), all_pages=args.all_pages)
 
 
-def text_status(result: dict[str, Any]) -> str:
-    last = result["last_mentioned"]
-    when = f", last mentioned {last} ({result['days_silent']} days ago)" if last else ""
-    return f"{result['topic']}: {result['status']}{when}, {result['mentions']} mention(s)"
-
-
 @command(TOPIC, *QUERY, text=text_status, example='journal-agent status "Atlas Migration" --json')
 def cmd_status(args: argparse.Namespace) -> Any:
     """Show one topic's derived status: active, resolved, stale or unmentioned."""
     from .api import status
 
     return status(args.topic, **_query(args))
-
-
-def text_topics(result: dict[str, Any]) -> str:
-    rows = [
-        (t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
-        for t in result["topics"]
-    ]
-    return _table(("topic", "status", "last", "mentions"), rows)
 
 
 @command(*QUERY, ALL_PAGES, text=text_topics, example="journal-agent topics --vault ~/notes --json")
@@ -293,7 +264,7 @@ def text_pages(result: dict[str, Any]) -> str:
         )
         for p in result["pages"]
     ]
-    return _table(("title", "path", "aliases"), rows)
+    return table(("title", "path", "aliases"), rows)
 
 
 @command(
@@ -421,34 +392,6 @@ def _print(result: Any, text: Text, json_out: bool) -> int:
     for warning in getattr(result, "warnings", []):
         _fail(f"warning: {warning}", 0)
     return _emit(out) or int(getattr(result, "exit_code", 0))
-
-
-def _json(data: Any) -> str:
-    """JSON for a terminal indented; for a pipe or a file compact, which the C encoder writes
-    (indenting takes the pure-Python one: a tenth of a second for every topic of a big vault)."""
-    return json.dumps(data, ensure_ascii=False, indent=2 if sys.stdout.isatty() else None)
-
-
-def _emit(out: str) -> int:
-    """Print the answer; a reader that left (`| head`) is not an error, a full disk is."""
-    try:
-        if out:  # nothing at all, not an empty line: a hook's silence must stay silent
-            print(out)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    except OSError as exc:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return _fail(f"cannot write the output: {exc.strerror}", 1)
-    return 0
-
-
-def _fail(message: str, code: int) -> int:
-    try:
-        print(f"{PROG}: {message.splitlines()[0] if message else ''}", file=sys.stderr)
-    except OSError:
-        pass
-    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

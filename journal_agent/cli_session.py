@@ -10,8 +10,9 @@ import os
 import sys
 from typing import Any
 
-from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _fail, _query, arg, command
+from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command
 from .errors import BadArgument
+from .render import fail
 
 
 def text_context(result: dict[str, Any]) -> str:
@@ -301,7 +302,7 @@ def cmd_watch(args: argparse.Namespace) -> Any:
     from .watch import watch
 
     def report(line: str) -> None:
-        _fail(line, 0)
+        fail(line, 0)
 
     watch(open_vault(args.vault), poll=args.poll, report=report)
     return None

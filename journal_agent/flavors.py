@@ -98,6 +98,9 @@ class Flavor:
     #: A page is a day's journal because its name reads as that day (Logseq), wherever its
     #: file is; else the journals are the daily-notes folder's files named by its format.
     journals_by_name: ClassVar[bool] = False
+    #: The files and folders (relative to the vault) that `detect` and `read_settings` look
+    #: at: the warm path (`quick`) trusts its cache only while their stats are unchanged.
+    settings_files: ClassVar[tuple[str, ...]] = ()
     #: Pages every vault of this flavor has, file or not.
     built_in_pages: ClassVar[tuple[str, ...]] = ()
     #: ``.org`` files are org-mode pages (Logseq reads them; `org`).
@@ -178,6 +181,7 @@ class LogseqFlavor(Flavor):
     aliases_resolve = True
     path_refs = True
     journals_by_name = True
+    settings_files = ("logseq/config.edn",)
     built_in_pages = BUILT_IN_PAGES
     org_pages = True
     INDENTS: ClassVar[dict[str, str]] = {
@@ -432,6 +436,13 @@ class ObsidianFlavor(Flavor):
     name = "obsidian"
     syntax = "wiki"
     CONFIG_DIR = ".obsidian"
+    settings_files = (
+        CONFIG_DIR,
+        f"{CONFIG_DIR}/daily-notes.json",
+        f"{CONFIG_DIR}/app.json",
+        f"{CONFIG_DIR}/community-plugins.json",
+        f"{CONFIG_DIR}/plugins/periodic-notes/data.json",
+    )
 
     def detect(self, root: Path) -> bool:
         return (root / self.CONFIG_DIR).is_dir()
@@ -522,6 +533,7 @@ class MarkdownFlavor(Flavor):
 
     name = "markdown"
     syntax = "wiki"
+    settings_files = (OWN_CONFIG, "journals")
 
     def detect(self, root: Path) -> bool:
         return (root / OWN_CONFIG).is_file() or (root / "journals").is_dir()
@@ -536,6 +548,11 @@ class MarkdownFlavor(Flavor):
 
 
 DEFAULT_FLAVORS: tuple[Flavor, ...] = (LogseqFlavor(), ObsidianFlavor(), MarkdownFlavor())
+#: Every file the settings of a vault come from: its own config, and what each flavor detects
+#: and reads (creating ``logseq/config.edn`` in an Obsidian vault makes it a Logseq graph).
+SETTINGS_FILES = tuple(
+    dict.fromkeys((OWN_CONFIG, *(p for f in DEFAULT_FLAVORS for p in f.settings_files)))
+)
 
 
 def detect_flavor(root: Path, flavors: tuple[Flavor, ...] = DEFAULT_FLAVORS) -> Flavor | None:

@@ -25,13 +25,16 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import AmbiguousPage, PageNotFound
 from .index import Index, paused_gc
 from .registry import Page, PageRegistry, build_registry
+from .derived import recency, status_object, status_of
 
-Status = Literal["active", "resolved", "stale", "unmentioned"]
+if TYPE_CHECKING:
+    from .derived import Status
+
 DEFAULT_DAYS = 21
 
 
@@ -70,14 +73,12 @@ class Topic:
 
     def to_json(self) -> dict[str, Any]:
         """The contract's status object."""
-        return {
-            "topic": self.page.title,
-            "path": self.page.path,
-            "status": self.status,
-            "last_mentioned": self.last.date.isoformat() if self.last and self.last.date else None,
-            "days_silent": self.days_silent,
-            "mentions": self.mentions,
-        }
+        day = self.last.date if self.last else None
+        last = day.isoformat() if day else None
+        page = self.page
+        return status_object(
+            page.title, page.path, self.status, last, self.days_silent, self.mentions
+        )
 
 
 class Graph:
@@ -168,16 +169,6 @@ def _order(b: Backlink) -> tuple[dt.date | None, str, int]:
     return (b.date, b.path, b.line)
 
 
-def status_of(days_silent: int | None, resolution: bool, days: int) -> Status:
-    """The derived status, from the newest dated mention: how many days before the as-of day it
-    stands (None: there is none) and whether it is a resolution. The one place the rule is."""
-    if days_silent is None:
-        return "unmentioned"
-    if resolution:
-        return "resolved"
-    return "active" if days_silent <= days else "stale"
-
-
 def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
     """Fill in ``topic``'s status, newest mention and silence as of ``as_of``."""
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
@@ -207,9 +198,8 @@ def by_recency(topics: list[Topic]) -> list[Topic]:
     """Most recently mentioned first, then by title; unmentioned topics last."""
     return sorted(
         topics,
-        key=lambda t: (
-            -(t.last.date.toordinal() if t.last and t.last.date else 0),
-            t.page.title.lower(),
+        key=lambda t: recency(
+            t.last.date.toordinal() if t.last and t.last.date else None, t.page.title
         ),
     )
 

@@ -5,75 +5,104 @@ many undated ones it has. Building the graph from the index costs about a second
 five-year vault; this table is the graph reduced to a few integer columns per mention, so a run
 whose files have not changed since the last one loads it (milliseconds) instead of the index
 and the graph. It is derived and deletable like the index: it is trusted only while the
-settings and every file's stat are exactly those it was built from (`index.stamp`); `current`
+settings and every file's stat are exactly those it was built from (`walk.stamp`); `current`
 is that policy.
+
+Lean on purpose: the warm path (`quick`) reads the summary without loading the library, so it is
+stored with `marshal` (plain lists, dicts and bytes) and this module imports the rest lazily.
+Beside the columns it keeps its *guard*: what the warm path checks instead of opening the vault
+(the settings files' stats, the fingerprint of the settings they gave, the walk's rules).
 """
 
 from __future__ import annotations
 
 import bisect
 import datetime as dt
-import pickle
-import time
+import marshal
+import os
 from array import array
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from .cachedir import write_atomic
-from .errors import AmbiguousPage, JournalAgentError
-from .index import (
-    RACY_NS,
-    _fingerprint,
-    cache_path,
-    paused_gc,
-    racy_digests,
-    stamp,
-    still_same,
-)
-from .queries import Backlink, Graph, Status, Topic, _order, status_of
-from .registry import Page
-from .vault import PageFile, Vault
+from .derived import status_of
+
+TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from .queries import Backlink, Graph, Topic
+    from .derived import Status
+    from .vault import Vault
+    from .walk import PageFile
 
 #: The shape of the summary and of its side file (`summary_patch.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 7
+FORMAT = 8
+#: The columns kept as arrays, with their item type; the other fields are lists and dicts.
+ARRAYS = {
+    "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
+    "starts": "i",  # topic i's dated mentions are at starts[i]:starts[i + 1]
+    "undated": "i",
+    "days": "i",  # date ordinals
+    "sources": "i",  # into `files`
+    "lines": "i",
+    "resolutions": "b",
+    "texts": "i",  # into `strings`
+}
+_LISTS = ("titles", "paths", "files", "strings", "warnings")
+_DICTS = ("names", "spelled", "racy", "guard")
 
 
-@dataclass
 class Summary:
-    """Per topic, its dated mentions sorted oldest first, in columns; and its undated count."""
+    """Per topic, its dated mentions sorted oldest first, in columns; and its undated count.
 
-    stamp: str
-    titles: list[str] = field(default_factory=list)
-    paths: list[str | None] = field(default_factory=list)
-    #: 1 for a page listed only with ``all_pages`` (Logseq's built-in and property-key pages)
-    extra: array[int] = field(default_factory=lambda: array("b"))
-    starts: array[int] = field(default_factory=lambda: array("i", [0]))
-    undated: array[int] = field(default_factory=lambda: array("i"))
-    days: array[int] = field(default_factory=lambda: array("i"))  # date ordinals
-    sources: array[int] = field(default_factory=lambda: array("i"))  # into `files`
-    lines: array[int] = field(default_factory=lambda: array("i"))
-    resolutions: array[int] = field(default_factory=lambda: array("b"))
-    texts: array[int] = field(default_factory=lambda: array("i"))  # into `strings`
-    files: list[tuple[str, str]] = field(default_factory=list)  # (path, page title)
-    strings: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)  # the pages that could not be read
-    #: a topic name's `PageRegistry.query_key` -> the position of the listed topic it names,
-    #: for the title, aliases and path of every listed topic that name it for certain
-    names: dict[str, int] = field(default_factory=dict)
-    racy: dict[str, bytes] = field(default_factory=dict)  # `index.racy_digests` when built
+    ``names``: a topic name's `PageRegistry.query_key` -> the position of the listed topic it
+    names, for the title, aliases and path of every listed topic that name it for certain;
+    ``spelled``: the same by those names as spelled (the warm path has no query key);
+    ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
+    `index.racy_digests` when built; ``guard``: see the module."""
+
+    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS)
+
+    def __init__(
+        self,
+        stamp: str,
+        titles: list[str] | None = None,
+        paths: list[str | None] | None = None,
+        *,
+        undated: array[int] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.stamp = stamp
+        self.titles: list[str] = titles if titles is not None else []
+        self.paths: list[str | None] = paths if paths is not None else []
+        self.files: list[tuple[str, str]] = []
+        self.strings: list[str] = []
+        self.warnings: list[str] = warnings if warnings is not None else []
+        self.extra: array[int] = array("b")
+        self.starts: array[int] = array("i", [0])
+        self.undated: array[int] = undated if undated is not None else array("i")
+        self.days: array[int] = array("i")
+        self.sources: array[int] = array("i")
+        self.lines: array[int] = array("i")
+        self.resolutions: array[int] = array("b")
+        self.texts: array[int] = array("i")
+        self.names: dict[str, int] = {}
+        self.spelled: dict[str, int] = {}
+        self.racy: dict[str, bytes] = {}
+        self.guard: dict[str, Any] = {}
 
     @classmethod
     def of(cls, graph: Graph, stamp: str) -> Summary:
         """The summary of a graph."""
+        from .queries import _order
+
         s = cls(stamp, warnings=list(graph.index.warnings))
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
         days, sources, lines, resolutions, texts, starts, extra = [], [], [], [], [], [0], []
         listed = graph.listed(all_pages=True)
-        s.names = _names(graph, listed)
+        s.names, s.spelled = _names(graph, listed)
         for topic in listed:
             s.titles.append(topic.page.title)
             s.paths.append(topic.page.path)
@@ -105,58 +134,59 @@ class Summary:
         the summary knows it for certain."""
         return self.names.get(key)
 
+    def row(self, i: int, limit: int, window: int) -> tuple[Status, int | None, int, int]:
+        """Topic ``i`` as of the day of ordinal ``limit``: its status, days of silence, the
+        position one past its newest dated mention, and its number of mentions."""
+        lo, hi = self.starts[i], self.starts[i + 1]
+        end = bisect.bisect_right(self.days, limit, lo, hi) if hi > lo else lo
+        silent = limit - self.days[end - 1] if end > lo else None
+        status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), window)
+        return status, silent, end, end - lo + self.undated[i]
+
+    def rows(
+        self, limit: int, window: int, only: str | None, all_pages: bool
+    ) -> list[tuple[int, Status, int | None, int, int]]:
+        """`row` of every topic listed (``all_pages``: Logseq's built-in and property-key,
+        marker and priority pages too) whose status is ``only`` (None: any), with its position."""
+        extra, row = self.extra, self.row
+        out = []
+        for i in range(len(self.titles)):
+            if extra[i] and not all_pages:
+                continue
+            found = row(i, limit, window)
+            if only is None or found[0] == only:
+                out.append((i, *found))
+        return out
+
     def topics(
         self, as_of: dt.date, days: int, only: str | None = None, all_pages: bool = False
     ) -> list[Topic]:
         """Every topic (or those with status ``only``) with its status as of ``as_of``, as
-        `queries.derive` would give it (``all_pages``: Logseq's built-in and property-key,
-        marker and priority pages too)."""
-        limit, days_, starts, undated = as_of.toordinal(), self.days, self.starts, self.undated
-        out = []
-        for i, title in enumerate(self.titles):
-            if self.extra[i] and not all_pages:
-                continue
-            lo, hi = starts[i], starts[i + 1]
-            end = bisect.bisect_right(days_, limit, lo, hi) if hi > lo else lo
-            silent = limit - days_[end - 1] if end > lo else None
-            status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), days)
-            if only is not None and status != only:
-                continue
-            topic = Topic(Page(title, self.paths[i]), status=status, days_silent=silent)
-            topic.mentions = end - lo + undated[i]
-            if end > lo:
-                topic.last = self._backlink(end - 1)
-            out.append(topic)
-        return out
+        `queries.derive` would give it."""
+        rows = self.rows(as_of.toordinal(), days, only, all_pages)
+        return [self._topic(i, status, silent, end, n) for i, status, silent, end, n in rows]
 
     def statuses(self, as_of: dt.date, days: int) -> list[tuple[Status, int]]:
         """Every topic's status as of ``as_of`` and the position one past its newest dated
         mention (its `topics` entry without building it: a projection that prints a few dozen
         of twenty thousand topics builds only those, with `topic`)."""
-        limit, days_, starts, resolutions = (
-            as_of.toordinal(),
-            self.days,
-            self.starts,
-            self.resolutions,
-        )
-        out: list[tuple[Status, int]] = []
+        limit, out = as_of.toordinal(), []
         for i in range(len(self.titles)):
-            lo, hi = starts[i], starts[i + 1]
-            end = bisect.bisect_right(days_, limit, lo, hi) if hi > lo else lo
-            silent = limit - days_[end - 1] if end > lo else None
-            out.append((status_of(silent, end > lo and bool(resolutions[end - 1]), days), end))
+            status, _silent, end, _n = self.row(i, limit, days)
+            out.append((status, end))
         return out
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""
-        lo, hi = self.starts[i], self.starts[i + 1]
-        limit = as_of.toordinal()
-        end = bisect.bisect_right(self.days, limit, lo, hi) if hi > lo else lo
-        silent = limit - self.days[end - 1] if end > lo else None
-        status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), days)
+        return self._topic(i, *self.row(i, as_of.toordinal(), days))
+
+    def _topic(self, i: int, status: Status, silent: int | None, end: int, n: int) -> Topic:
+        from .queries import Topic
+        from .registry import Page
+
         topic = Topic(Page(self.titles[i], self.paths[i]), status=status, days_silent=silent)
-        topic.mentions = end - lo + self.undated[i]
-        if end > lo:
+        topic.mentions = n
+        if silent is not None:
             topic.last = self._backlink(end - 1)
         return topic
 
@@ -175,22 +205,27 @@ class Summary:
         return self._backlink(k)
 
     def _backlink(self, k: int) -> Backlink:
+        from .queries import Backlink
+
         path, page = self.files[self.sources[k]]
         day = dt.date.fromordinal(self.days[k])
         text = self.strings[self.texts[k]]
         return Backlink(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
 
 
-def _names(graph: Graph, listed: list[Topic]) -> dict[str, int]:
+def _names(graph: Graph, listed: list[Topic]) -> tuple[dict[str, int], dict[str, int]]:
     """Each listed topic's title, aliases and path, by query key, -> what `Graph.page_named`
-    makes of it (which depends on nothing else of the name)."""
+    makes of it (which depends on nothing else of the name); and the same by those names."""
+    from .errors import AmbiguousPage
+
     registry = graph.registry
     where = {registry.identity(t.page): i for i, t in enumerate(listed)}
     names: dict[str, int] = {}
+    keys: dict[str, str] = {}
     for topic in listed:
         page = topic.page
         for name in (page.title, *page.aliases, *((page.path,) if page.path else ())):
-            key = registry.query_key(name)
+            key = keys[name] = registry.query_key(name)
             if key in names:
                 continue
             try:
@@ -198,7 +233,8 @@ def _names(graph: Graph, listed: list[Topic]) -> dict[str, int]:
             except AmbiguousPage:
                 found = None
             names[key] = where.get(registry.identity(found), -1) if found else -1
-    return {key: i for key, i in names.items() if i >= 0}  # the rest is asked of the graph
+    spelled = {name: names[key] for name, key in keys.items() if names[key] >= 0}
+    return {key: i for key, i in names.items() if i >= 0}, spelled  # the rest: from the graph
 
 
 def current(
@@ -212,6 +248,9 @@ def current(
     file's stat and no setting changed since it was built (its racily clean files' bytes too);
     else the cached one patched for a few edited journal pages; else one built from ``build``
     (the graph of the listed files) and cached."""
+    from .errors import JournalAgentError
+    from .index import _fingerprint, paused_gc, racy_digests, stamp, still_same
+
     if use_cache:  # a running `journal-agent watch` keeps it current: no file need be listed
         from .state import StateDir
         from .watch import trusted_stamp
@@ -230,23 +269,27 @@ def current(
         key += repr(sorted(exclude))
     path = summary_path(vault)
     cached = load(path, key) if key else None
+    base = _fingerprint(vault) + repr(sorted(exclude))
+    guard = _guard(vault, exclude) if key else {}
     if cached is not None and still_same(vault, cached.racy):
-        if cached.racy and settled(files, cached.racy):
-            cached.racy = {}  # checked once more, now out of the window: the stat suffices
+        settle = bool(cached.racy) and settled(files, cached.racy)
+        if settle or cached.guard != guard:
+            if settle:  # checked once more, now out of the window: the stat suffices
+                cached.racy = {}
+            cached.guard = guard  # a settings file touched, its settings the same
             save(path, cached)
         return cached
     racy = racy_digests(vault, files) if key else {}
-    base = _fingerprint(vault) + repr(sorted(exclude))
     if key and cached is None:  # a few journal pages edited since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, files, key, base, racy)
+        patched = refresh(vault, path, files, key, base, racy, guard)
         if patched is not None:
             return patched
     with paused_gc():  # every object built here lives until the answer is printed
         graph = build((files, warnings))
         built = Summary.of(graph, key or "")
-        built.racy = racy
+        built.racy, built.guard = racy, guard
         if key:
             from .summary_patch import remember
 
@@ -255,33 +298,86 @@ def current(
     return built
 
 
+def _guard(vault: Vault, exclude: frozenset[str]) -> dict[str, Any]:
+    """What the warm path (`quick`) checks instead of opening the vault: the stat of every file
+    and folder the settings come from (`flavors.SETTINGS_FILES`), and what those settings gave
+    (the fingerprint of the cache, the walk's rules, the default window, the excluded pages)."""
+    import sys
+
+    from . import __version__
+    from .flavors import SETTINGS_FILES
+    from .index import _fingerprint
+    from .queries import DEFAULT_DAYS
+    from .walk import probe
+
+    root = os.path.realpath(vault.root)
+    return {
+        "root": root,
+        "version": __version__,
+        "python": list(sys.version_info[:2]),
+        "settings": probe(root, SETTINGS_FILES),
+        "fingerprint": _fingerprint(vault),
+        "exclude": repr(sorted(exclude)),
+        "extensions": list(vault.settings.extensions),
+        "hidden": list(vault.settings.hidden),
+        "days": vault.own_config.days or DEFAULT_DAYS,
+    }
+
+
 def summary_path(vault: Vault) -> str:
     """Where the summary of ``vault`` is cached (its side file beside it, `summary_patch`)."""
-    return str(cache_path(vault).with_suffix(".summary"))
+    from .cachedir import cache_name
+
+    return cache_name("index", os.path.realpath(vault.root), suffix=".summary")
 
 
 def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:
     """Whether every racily clean file has left the racy window: its bytes, just found the
     same, can no longer change without its stat changing (after a bulk copy or checkout every
     file is racy, and each run would read them all again)."""
+    import time
+
+    from .index import RACY_NS
+
     before = time.time_ns() - RACY_NS
     return all(f.mtime_ns <= before for f in files if f.rel in racy)
 
 
-def load(path: str, stamp: str) -> Summary | None:
-    """The cached summary if it was built from exactly these files and settings."""
+def read(path: str) -> Summary | None:
+    """The summary cached at ``path``, whatever its stamp; None if it is missing, of another
+    format or corrupt (it is rebuilt from the index)."""
     try:
         with open(path, "rb") as handle:
-            data = pickle.load(handle)
-        if data["format"] == FORMAT and data["summary"].stamp == stamp:
-            summary: Summary = data["summary"]
-            return summary
-    except Exception:  # missing, foreign or corrupt: rebuilt from the index
-        pass
-    return None
+            data = marshal.load(handle)
+        if data.pop("format") != FORMAT:
+            return None
+        summary = Summary(data.pop("stamp"))
+        for name, kind in ARRAYS.items():
+            column = array(kind)
+            column.frombytes(data.pop(name))
+            setattr(summary, name, column)
+        for name, value in data.items():
+            if type(value) is not type(getattr(summary, name)):
+                return None
+            setattr(summary, name, value)
+        return summary
+    except Exception:  # missing, foreign or corrupt
+        return None
+
+
+def load(path: str, stamp: str) -> Summary | None:
+    """The cached summary if it was built from exactly these files and settings."""
+    summary = read(path)
+    return summary if summary is not None and summary.stamp == stamp else None
 
 
 def save(path: str, summary: Summary) -> None:
     """Write the summary atomically; a cache that cannot be written only costs speed."""
-    data = {"format": FORMAT, "summary": summary}
-    write_atomic(Path(path), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+    from pathlib import Path
+
+    from .cachedir import write_atomic
+
+    data: dict[str, Any] = {name: getattr(summary, name) for name in Summary.__slots__}
+    data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
+    data["format"] = FORMAT
+    write_atomic(Path(path), marshal.dumps(data))

@@ -37,14 +37,16 @@ import pickle
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .cachedir import write_atomic
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
 from .flavors import Flavor
 from .queries import Graph
-from .summary import FORMAT, Summary
-from .vault import PageFile, Vault
+from .summary import FORMAT, Summary, load, save
+from .vault import Vault
+from .walk import PageFile
 
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
 #: index for the rest, is as quick (measured on the 20k-page bench vault: 100 patched 0.5 s over a
@@ -217,18 +219,6 @@ def _complete(side: Sidecar) -> bool:
     return fields.keys() == kinds.keys() and all(isinstance(fields[k], t) for k, t in kinds.items())
 
 
-def _load_summary(summary_path: str, stamp: str) -> Summary | None:
-    try:
-        with open(summary_path, "rb") as handle:
-            data = pickle.load(handle)
-        if data["format"] == FORMAT and data["summary"].stamp == stamp:
-            summary: Summary = data["summary"]
-            return summary
-    except Exception:
-        pass
-    return None
-
-
 def refresh(
     vault: Vault,
     summary_path: str,
@@ -236,9 +226,11 @@ def refresh(
     stamp: str,
     base: str,
     racy: dict[str, bytes],
+    guard: dict[str, Any],
 ) -> Summary | None:
     """The cached summary patched for the pages changed since it was built, saved with
-    ``stamp``; None when a patch cannot be exact (the caller rebuilds)."""
+    ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch cannot be
+    exact (the caller rebuilds)."""
     side = load_side(summary_path)
     if side is None or side.base != base or len(side.rels) != len(files):
         return None
@@ -248,7 +240,7 @@ def refresh(
     differing = _differing(now, side.stats)
     if not differing or len(differing) > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
-    old = _load_summary(summary_path, side.stamp)
+    old = load(summary_path, side.stamp)
     if old is None or old.warnings:
         return None
     dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
@@ -261,11 +253,7 @@ def refresh(
         patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
     if patched is None:
         return None
-    from .summary import save
-
-    patched.stamp = stamp
-
-    patched.racy = racy
+    patched.stamp, patched.racy, patched.guard = stamp, racy, guard
     save(summary_path, patched)
     side.stamp, side.stats = stamp, now
     data = {"format": FORMAT, "side": side}
@@ -383,7 +371,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = list(old.files), list(old.strings), list(old.warnings)
-    new.names = old.names  # no page came, went or changed its name
+    new.names, new.spelled = old.names, old.spelled  # no page came, went or changed its name
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions

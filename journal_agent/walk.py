@@ -144,3 +144,22 @@ def stamp(fingerprint: str, files: list[PageFile]) -> str:
         digest.update(array("Q", sizes).tobytes())
         digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
     return digest.hexdigest()
+
+
+def probe(root: str, rels: tuple[str, ...]) -> list[list[object]]:
+    """Each of ``rels`` (below ``root``) with what its stat says of it: a file's identity and
+    change times; only that a folder is one (what it holds is listed, not its settings); only
+    that a link is broken; or that nothing is there."""
+    out: list[list[object]] = []
+    for rel in rels:
+        path = os.path.join(root, rel)
+        try:
+            st = os.stat(path)
+        except OSError:
+            out.append([rel, "link" if os.path.lexists(path) else "none"])
+            continue
+        if st.st_mode & 0o170000 == 0o040000:
+            out.append([rel, "folder"])
+        else:
+            out.append([rel, "file", st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino])
+    return out

@@ -331,7 +331,7 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
         reads.extend(digests)
         return real(vault, digests)
 
-    monkeypatch.setattr(summary, "still_same", counted)
+    monkeypatch.setattr(index, "still_same", counted)  # `summary.current` imports it per call
     settled = cached(logseq_vault)
     assert settled.racy == {} and "journals/2026_11_29.md" in reads
     reads.clear()

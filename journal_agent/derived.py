@@ -1,0 +1,51 @@
+"""The derived status rule and the contract's status objects, in one place.
+
+Lean on purpose: the warm path (`quick`) derives and prints statuses with these without loading
+the library; `queries` and `summary` use the same functions, so both paths answer alike.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Status = Literal["active", "resolved", "stale", "unmentioned"]
+
+
+def status_of(days_silent: int | None, resolution: bool, days: int) -> Status:
+    """The derived status, from the newest dated mention: how many days before the as-of day it
+    stands (None: there is none) and whether it is a resolution. The one place the rule is."""
+    if days_silent is None:
+        return "unmentioned"
+    if resolution:
+        return "resolved"
+    return "active" if days_silent <= days else "stale"
+
+
+def recency(last: int | None, title: str) -> tuple[int, str]:
+    """The sort key of a listing: most recently mentioned first (``last``: the newest dated
+    mention's date ordinal), then by title; unmentioned topics last."""
+    return (-(last or 0), title.lower())
+
+
+def status_object(
+    title: str, path: str | None, status: str, last: str | None, silent: int | None, n: int
+) -> dict[str, Any]:
+    """The contract's status object (``last``: the newest dated mention's ISO date)."""
+    return {
+        "topic": title,
+        "path": path,
+        "status": status,
+        "last_mentioned": last,
+        "days_silent": silent,
+        "mentions": n,
+    }
+
+
+def thread_object(status: dict[str, Any], last_text: str | None) -> dict[str, Any]:
+    """The contract's stale-thread object: a status object without its status, with the text
+    of the newest mention."""
+    item = dict(status, last_text=last_text)
+    del item["status"]
+    return item

@@ -1,0 +1,79 @@
+"""What the command line prints: the text tables of the status commands, JSON, one-line errors.
+
+Lean on purpose: the warm path (`quick`) prints with these without loading the CLI's parser.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+PROG = "journal-agent"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Columns padded to their widest cell, two spaces apart."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return "\n".join(lines)
+
+
+def text_stale(result: dict[str, Any]) -> str:
+    rows = [
+        (t["topic"], t["last_mentioned"], str(t["days_silent"]), t["last_text"] or "")
+        for t in result["threads"]
+    ]
+    head = f"{len(rows)} stale thread(s) as of {result['as_of']} (silent > {result['days']} days)"
+    return head + ("\n" + table(("topic", "last", "days", "last mention"), rows) if rows else "")
+
+
+def text_status(result: dict[str, Any]) -> str:
+    last = result["last_mentioned"]
+    when = f", last mentioned {last} ({result['days_silent']} days ago)" if last else ""
+    return f"{result['topic']}: {result['status']}{when}, {result['mentions']} mention(s)"
+
+
+def text_topics(result: dict[str, Any]) -> str:
+    rows = [
+        (t["topic"], t["status"], t["last_mentioned"] or "-", str(t["mentions"]))
+        for t in result["topics"]
+    ]
+    return table(("topic", "status", "last", "mentions"), rows)
+
+
+def json_text(data: Any) -> str:
+    """JSON for a terminal indented; for a pipe or a file compact, which the C encoder writes
+    (indenting takes the pure-Python one: a tenth of a second for every topic of a big vault)."""
+    import json  # only --json pays for it
+
+    return json.dumps(data, ensure_ascii=False, indent=2 if sys.stdout.isatty() else None)
+
+
+def emit(out: str) -> int:
+    """Print the answer; a reader that left (`| head`) is not an error, a full disk is."""
+    try:
+        if out:  # nothing at all, not an empty line: a hook's silence must stay silent
+            print(out)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError as exc:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return fail(f"cannot write the output: {exc.strerror}", 1)
+    return 0
+
+
+def fail(message: str, code: int) -> int:
+    """Say one line on standard error, prefixed with the program's name; return ``code``."""
+    try:
+        print(f"{PROG}: {message.splitlines()[0] if message else ''}", file=sys.stderr)
+    except OSError:
+        pass
+    return code
