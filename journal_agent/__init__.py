@@ -9,12 +9,12 @@ hooks must start fast, and most commands need only a few modules.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.2.0"
 
+TYPE_CHECKING = False  # not typing's: every command imports this package, typing is slow to load
 if TYPE_CHECKING:
+    from typing import Any
+
     from .api import (
         LintResult as LintResult,
     )
@@ -313,6 +313,8 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'journal_agent' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value

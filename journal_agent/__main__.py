@@ -1,7 +1,7 @@
-"""``python -m journal_agent`` runs the CLI."""
+"""``python -m journal_agent`` runs the CLI (a warm status query without loading it, `quick`)."""
 
 import sys
 
-from .cli import main
+from .quick import main
 
 sys.exit(main())

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
+from .derived import thread_object
 from .errors import BadArgument, UnsafePath, os_error, translated
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
-from .derived import thread_object
 from .vault import Vault, open_vault
 from .walk import PageFile
 

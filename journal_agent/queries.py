@@ -27,10 +27,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .derived import recency, status_object, status_of
 from .errors import AmbiguousPage, PageNotFound
 from .index import Index, paused_gc
 from .registry import Page, PageRegistry, build_registry
-from .derived import recency, status_object, status_of
 
 if TYPE_CHECKING:
     from .derived import Status

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from .queries import Backlink, Graph, Topic
     from .derived import Status
+    from .queries import Backlink, Graph, Topic
     from .vault import Vault
     from .walk import PageFile
 
@@ -50,7 +50,10 @@ ARRAYS = {
     "texts": "i",  # into `strings`
 }
 _LISTS = ("titles", "paths", "files", "strings", "warnings")
-_DICTS = ("names", "spelled", "racy", "guard")
+_DICTS = ("racy", "guard")
+#: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
+#: and `topics` do not need.
+_NAMES = ("names", "spelled")
 
 
 class Summary:
@@ -62,7 +65,7 @@ class Summary:
     ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
     `index.racy_digests` when built; ``guard``: see the module."""
 
-    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS)
+    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS, "_names")
 
     def __init__(
         self,
@@ -87,8 +90,7 @@ class Summary:
         self.lines: array[int] = array("i")
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
-        self.names: dict[str, int] = {}
-        self.spelled: dict[str, int] = {}
+        self._names: dict[str, dict[str, int] | bytes] = {"names": {}, "spelled": {}}
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
 
@@ -128,6 +130,33 @@ class Summary:
         s.resolutions, s.texts = array("b", resolutions), array("i", texts)
         s.starts, s.extra = array("i", starts), array("b", extra)
         return s
+
+    @property
+    def names(self) -> dict[str, int]:
+        return self._table("names")
+
+    @names.setter
+    def names(self, value: dict[str, int]) -> None:
+        self._names = {**self._names, "names": value}  # a copy of the summary keeps its own
+
+    @property
+    def spelled(self) -> dict[str, int]:
+        return self._table("spelled")
+
+    @spelled.setter
+    def spelled(self, value: dict[str, int]) -> None:
+        self._names = {**self._names, "spelled": value}
+
+    def _table(self, name: str) -> dict[str, int]:
+        table = self._names[name]
+        if isinstance(table, bytes):
+            try:
+                found = marshal.loads(table)
+            except (ValueError, EOFError, TypeError):
+                found = None
+            table = found if isinstance(found, dict) else {}  # corrupt: the graph answers
+            self._names[name] = table
+        return table
 
     def find(self, key: str) -> int | None:
         """The position of the topic a name with this `PageRegistry.query_key` names, when
@@ -348,7 +377,7 @@ def read(path: str) -> Summary | None:
     format or corrupt (it is rebuilt from the index)."""
     try:
         with open(path, "rb") as handle:
-            data = marshal.load(handle)
+            data = marshal.loads(handle.read())  # load(handle) reads it item by item
         if data.pop("format") != FORMAT:
             return None
         summary = Summary(data.pop("stamp"))
@@ -356,6 +385,11 @@ def read(path: str) -> Summary | None:
             column = array(kind)
             column.frombytes(data.pop(name))
             setattr(summary, name, column)
+        for name in _NAMES:
+            blob = data.pop(name)
+            if type(blob) is not bytes:
+                return None
+            summary._names[name] = blob
         for name, value in data.items():
             if type(value) is not type(getattr(summary, name)):
                 return None
@@ -377,7 +411,8 @@ def save(path: str, summary: Summary) -> None:
 
     from .cachedir import write_atomic
 
-    data: dict[str, Any] = {name: getattr(summary, name) for name in Summary.__slots__}
+    data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
+    data.update((name, marshal.dumps(getattr(summary, name))) for name in _NAMES)
     data["format"] = FORMAT
     write_atomic(Path(path), marshal.dumps(data))

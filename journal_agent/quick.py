@@ -1,0 +1,186 @@
+"""The warm path: ``stale``, ``topics`` and ``status`` answered from the cached status summary
+without loading the library. The console script's entry.
+
+On a vault whose files did not change since the last query, the answer is milliseconds of work
+on the cached summary (`summary`); what costs is starting: importing the argument parser,
+dataclasses, typing and the settings readers takes longer than listing every page file. So for
+those three commands, written in the plain forms below, this module checks what `cli` would
+check, with the standard library's cheapest parts only: the settings files unchanged since the
+summary was written (their stats, kept in its guard, from which the settings, the page rules
+and the default window follow), then every page file's stat (`walk.stamp`), and prints what
+`cli` prints (`render`). Anything else, and any doubt, goes to `cli.main`, which answers
+everything: a cache that is missing, stale or written by another version, an option it does not
+know, a topic name the summary does not know by that spelling.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
+    from .summary import Summary
+
+#: The options each command may carry here (the rest go to `cli`); a value follows those in
+#: `VALUED`.
+OPTIONS = {
+    "stale": {"--vault", "--as-of", "--days", "--json", "--all-pages"},
+    "topics": {"--vault", "--as-of", "--days", "--json", "--all-pages"},
+    "status": {"--vault", "--as-of", "--days", "--json"},
+}
+VALUED = {"--vault", "--as-of", "--days"}
+VAULT_ENV = "JOURNAL_AGENT_VAULT"  # `vault.ENV_VAR`
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: a warm status query here, everything else by `cli.main`."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = answer(words)
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # noqa: BLE001 - any doubt: `cli` answers, and says what is wrong
+        code = None
+    if code is not None:
+        return code
+    from .cli import main as full
+
+    return full(argv)
+
+
+def answer(words: list[str]) -> int | None:
+    """Print the answer of a warm status query and return its exit code; None (nothing printed)
+    when `cli` must answer."""
+    query = parse(words)
+    if query is None:
+        return None
+    summary = warm_summary(query.get("--vault") or os.environ.get(VAULT_ENV) or "")
+    if summary is None:
+        return None
+    result = respond(summary, query)
+    if result is None:
+        return None
+    from . import render
+
+    for stream in (sys.stdout, sys.stderr):  # as `cli.main`: a strange name must not end it
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    command = query["command"]
+    text = {"stale": render.text_stale, "topics": render.text_topics}.get(command)
+    out = render.json_text(result) if "--json" in query else (text or render.text_status)(result)
+    for warning in summary.warnings:
+        render.fail(f"warning: {warning}", 0)
+    return render.emit(out)
+
+
+def parse(words: list[str]) -> dict[str, Any] | None:
+    """The command, its options and topic, if written in a form this module answers: each
+    option once, spelled out, its value a separate word that is not an option."""
+    if not words or words[0] not in OPTIONS:
+        return None
+    allowed = OPTIONS[words[0]]
+    query: dict[str, Any] = {"command": words[0]}
+    rest = iter(words[1:])
+    for word in rest:
+        if word in query or not word.isascii() and not _utf8(word):
+            return None  # given twice, or not UTF-8 (bytes the shell passed through)
+        if word in VALUED and word in allowed:
+            value = next(rest, "-")
+            if value.startswith("-") or not value:
+                return None
+            query[word] = value
+        elif word in allowed:
+            query[word] = True
+        elif word.startswith("-") or words[0] != "status" or "topic" in query:
+            return None
+        else:
+            query["topic"] = word
+    if words[0] == "status" and "topic" not in query:
+        return None
+    return query
+
+
+def _utf8(word: str) -> bool:
+    try:
+        word.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def warm_summary(raw: str) -> Summary | None:
+    """The cached summary of the vault at ``raw`` if nothing it depends on changed since it was
+    written: the settings files (by stat), the package, and every page file (by stat)."""
+    from . import __version__
+    from .cachedir import cache_name
+    from .summary import read
+    from .walk import page_files, probe, stamp
+
+    if not raw:
+        return None  # the vault named in the person's config file: `cli` finds it
+    root = os.path.realpath(os.path.expanduser(raw))
+    if not os.path.isdir(root):
+        return None
+    summary = read(cache_name("index", root, suffix=".summary"))
+    if summary is None or summary.racy:
+        return None  # a racily clean file must be read again: `cli` does
+    guard = summary.guard
+    if (
+        guard.get("root") != root
+        or guard.get("version") != __version__
+        or guard.get("python") != list(sys.version_info[:2])
+        or probe(root, tuple(entry[0] for entry in guard["settings"])) != guard["settings"]
+    ):
+        return None
+    files = page_files(root, tuple(guard["extensions"]), tuple(guard["hidden"]), [])
+    if stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
+        return None
+    return summary
+
+
+def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:
+    """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell."""
+    import datetime as dt
+
+    from .derived import recency, status_object, thread_object
+
+    window: int = summary.guard["days"]
+    if "--days" in query:
+        days = query["--days"]
+        if not (days.isascii() and days.isdigit()) or not 1 <= int(days) <= 36500:
+            return None  # `cli` refuses it
+        window = int(days)
+    day = query.get("--as-of")
+    if day is not None:
+        if not (day.isascii() and len(day) == 10 and day[4] == day[7] == "-"):
+            return None
+        try:
+            as_of = dt.date.fromisoformat(day)
+        except ValueError:
+            return None  # `cli` says it is no day
+    else:
+        as_of = dt.date.today()
+    limit = as_of.toordinal()
+
+    def entry(i: int, status: str, silent: int | None, end: int, n: int) -> dict[str, Any]:
+        last = summary.days[end - 1] if silent is not None else None
+        when = dt.date.fromordinal(last).isoformat() if last is not None else None
+        return status_object(summary.titles[i], summary.paths[i], status, when, silent, n)
+
+    if query["command"] == "status":
+        i = summary.spelled.get(query["topic"])
+        return None if i is None else entry(i, *summary.row(i, limit, window))
+    only = "stale" if query["command"] == "stale" else None
+    rows = summary.rows(limit, window, only, "--all-pages" in query)
+    rows.sort(key=lambda r: recency(summary.days[r[3] - 1] if r[2] is not None else None,
+                                    summary.titles[r[0]]))  # fmt: skip
+    items = [entry(*row) for row in rows]
+    if only is None:
+        return {"as_of": as_of.isoformat(), "days": window, "topics": items}
+    texts = [summary.strings[summary.texts[end - 1]] for _, _, _, end, _ in rows]
+    threads = [thread_object(item, text) for item, text in zip(items, texts, strict=True)]
+    return {"as_of": as_of.isoformat(), "days": window, "threads": threads}

@@ -1,0 +1,212 @@
+"""The warm path (`quick`) prints what the CLI prints, and leaves to the CLI what it cannot be
+sure of.
+
+`quick.answer` answers ``stale``, ``topics`` and ``status`` from the cached summary without
+opening the vault's settings; it must agree with `cli.main` byte for byte (standard output,
+standard error, exit code) on every fixture vault, under every option it takes, and answer
+nothing at all (None, nothing printed) whenever the files, the settings, the package or the
+arguments are not exactly what it can vouch for: the CLI then answers, and says what is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import journal_agent
+from journal_agent import cli, quick
+
+from .conftest import ROOT, copy_vault, journal
+from .graph_gen import generate, write_graph
+from .test_point_lookups import spellings
+
+AS_OF = "2026-11-29"
+RULES = sorted((ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
+QUERIES = [
+    ["stale"],
+    ["stale", "--json"],
+    ["stale", "--all-pages", "--days", "3"],
+    ["topics"],
+    ["topics", "--json", "--all-pages"],
+    ["topics", "--days", "400", "--as-of", "2026-06-01"],
+    ["stale", "--as-of", "2025-01-01"],
+    ["status", "--json"],  # a topic is added
+]
+Run = tuple[int | None, str, str]
+
+
+def settle(root: Path) -> None:
+    """Date every file 10 s back: out of the racy window, as a vault is between sessions."""
+    past = time.time() - 10
+    for path in root.rglob("*"):
+        os.utime(path, (past, past), follow_symlinks=False)
+
+
+def full(words: list[str], capsys: pytest.CaptureFixture[str]) -> Run:
+    code = cli.main(words)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def warm(words: list[str], capsys: pytest.CaptureFixture[str]) -> Run:
+    code = quick.answer(words)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def vault_of(request: pytest.FixtureRequest, tmp_path: Path, fixture: str) -> Path:
+    if fixture == "generated":
+        return write_graph(tmp_path / "generated", generate(seed=5, pages=120, days=90))
+    if fixture.endswith("_vault"):
+        root: Path = request.getfixturevalue(fixture)
+        return root
+    return copy_vault(ROOT / "tests" / "vaults" / "obsidian_rules" / fixture, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["logseq_vault", "obsidian_vault", "markdown_vault", "generated", *[r.name for r in RULES]],
+)
+def test_the_warm_path_prints_what_the_cli_prints(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    fixture: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    root = vault_of(request, tmp_path, fixture)
+    settle(root)
+    names = spellings(root)
+    answered = 0
+    for words in QUERIES:
+        for topic in names if words[0] == "status" else [None]:
+            asked = [*words, *([topic] if topic else []), "--vault", str(root)]
+            if "--as-of" not in words:
+                asked += ["--as-of", AS_OF]
+            if topic is not None and (not topic or topic.startswith(("-", " "))):
+                assert warm(asked, capsys) == (None, "", "")  # the CLI parses those
+                continue
+            cold = full(asked, capsys)  # also writes the summary, with its guard
+            found = warm(asked, capsys)
+            if found[0] is None:
+                assert found == (None, "", "") and topic is not None, asked
+                continue  # a spelling the summary does not know: the CLI answers
+            answered += 1
+            assert found == cold == full(asked, capsys), asked
+    assert answered >= len(QUERIES) - 1
+
+
+def test_warnings_and_the_vault_from_the_environment(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (logseq_vault / "pages" / "broken.md").write_bytes(b"- caf\xe9 [[Backups]]\n")
+    settle(logseq_vault)
+    monkeypatch.setenv("JOURNAL_AGENT_VAULT", str(logseq_vault))
+    asked = ["stale", "--as-of", AS_OF]
+    cold = full(asked, capsys)
+    assert "warning: pages/broken.md" in cold[2]
+    assert warm(asked, capsys) == cold
+
+
+def test_anything_unsure_goes_to_the_cli(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settle(logseq_vault)
+    v = ["--vault", str(logseq_vault)]
+    assert full(["stale", *v], capsys)[0] == 0
+    assert warm(["stale", *v], capsys)[0] == 0
+    for words in (
+        ["stale", "--no-cache", *v],
+        ["stale", "--vault"],
+        ["stale", f"--vault={logseq_vault}"],
+        ["stale", "--json", "--json", *v],
+        ["stale", "--all", *v],  # argparse takes a prefix; this module does not
+        ["stale", "--days", "0", *v],
+        ["stale", "--days", "-3", *v],
+        ["stale", "--days", "٣", *v],  # an Arabic-Indic digit: int() reads it, argparse too
+        ["stale", "--as-of", "2026-02-30", *v],
+        ["stale", "--as-of", "20261129", *v],
+        ["stale", "extra", *v],
+        ["status", *v],
+        ["status", "Backups", "Other", *v],
+        ["status", "Backups", "--all-pages", *v],
+        ["status", "backups\udcff", *v],  # not UTF-8
+        ["timeline", "Backups", *v],
+        ["stale", "--help"],
+        ["stale"],  # the vault of the person's config file: the CLI reads it
+        ["stale", "--vault", str(logseq_vault / "nope")],
+        [],
+    ):
+        assert warm(words, capsys) == (None, "", ""), words
+    monkeypatch.setattr(journal_agent, "__version__", "0.0.0")  # another version wrote it
+    assert warm(["stale", *v], capsys) == (None, "", "")
+
+
+def test_a_change_is_seen_and_the_cli_answers_it(
+    logseq_vault: Path, obsidian_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settle(logseq_vault)
+    settle(obsidian_vault)
+    asked = ["topics", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    full(asked, capsys)
+
+    def changed(edit: object) -> None:
+        assert warm(asked, capsys) == (None, "", ""), edit  # never a stale answer
+        settle(logseq_vault)
+        assert warm(asked, capsys) == (None, "", "")  # the stamp differs still
+        cold = full(asked, capsys)  # patches or rebuilds, and writes the guard again
+        assert warm(asked, capsys) == cold, edit
+
+    page = journal(logseq_vault, "2026-11-20")
+    page.write_text(page.read_text() + "- [[Brand New Thread]] started\n")
+    changed("a journal edited")
+    (logseq_vault / "pages" / "added.md").write_text("- see [[Backups]]\n")
+    changed("a page added")
+    config = logseq_vault / "logseq" / "config.edn"
+    os.utime(config)
+    changed("the config touched, its settings the same")
+    config.write_text(config.read_text().replace("{", '{:hidden ["pages/added.md"]\n', 1))
+    changed("a page hidden by the config")
+    (logseq_vault / ".journal-agent.toml").write_text("days = 5\n")
+    changed("the window set by the vault's own config")
+
+    asked = ["stale", "--as-of", AS_OF, "--vault", str(obsidian_vault)]
+    full(asked, capsys)
+    (obsidian_vault / ".obsidian" / "app.json").write_text('{"userIgnoreFilters": ["Projects"]}')
+    changed_obsidian = warm(asked, capsys)
+    assert changed_obsidian == (None, "", "")
+    settle(obsidian_vault)
+    assert warm(asked, capsys) == (None, "", "")
+    assert warm(asked, capsys) == (None, "", "")
+    cold = full(asked, capsys)
+    assert warm(asked, capsys) == cold
+
+
+def test_a_racily_clean_file_goes_to_the_cli(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settle(logseq_vault)
+    journal(logseq_vault, "2026-11-29").write_text("- [[Backups]] again\n")  # just now
+    asked = ["stale", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    full(asked, capsys)
+    assert warm(asked, capsys) == (None, "", "")  # its bytes must be read: the CLI does
+
+
+def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) -> None:
+    """The installed command and ``python -m journal_agent``: the same output either way, and a
+    warm query imports neither the argument parser nor the vault's settings readers."""
+    settle(logseq_vault)
+    asked = ["stale", "--vault", str(logseq_vault), "--as-of", AS_OF]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    command = [str(Path(sys.executable).with_name("journal-agent")), *asked]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    importing = [sys.executable, "-X", "importtime", "-m", "journal_agent", *asked]
+    again = subprocess.run(importing, capture_output=True, text=True, env=env, check=True)
+    assert again.stdout == first.stdout and "stale thread(s)" in first.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
+    assert "journal_agent.quick" in loaded
+    assert not {"argparse", "journal_agent.cli", "journal_agent.flavors", "typing"} & loaded
