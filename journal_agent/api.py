@@ -20,8 +20,7 @@ from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters,
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .registry import Page, load_registry
-from .vault import Vault, open_vault
-from .walk import PageFile
+from .vault import PageFile, Vault, open_vault
 
 if TYPE_CHECKING:
     from .backends.base import Backend

@@ -16,8 +16,7 @@ import bisect
 from .queries import Backlink, Topic
 from .registry import Page, query_keys
 from .summary import Summary, summary_path
-from .vault import Vault
-from .walk import PageFile
+from .vault import PageFile, Vault
 
 
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:

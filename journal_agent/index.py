@@ -27,8 +27,7 @@ from . import walk
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
-from .vault import Vault
-from .walk import PageFile
+from .vault import PageFile, Vault
 
 CACHE_FORMAT = 4  # bump when PageFacts or the scan rules change
 

@@ -15,6 +15,7 @@ know, a topic name the summary does not know by that spelling.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -58,6 +59,7 @@ def answer(words: list[str]) -> int | None:
     query = parse(words)
     if query is None:
         return None
+    gc.disable()  # as `cli.main`: one answer, then exit
     summary = warm_summary(query.get("--vault") or os.environ.get(VAULT_ENV) or "")
     if summary is None:
         return None
@@ -145,6 +147,7 @@ def warm_summary(raw: str) -> Summary | None:
 def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:
     """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell."""
     import datetime as dt
+    import functools
 
     from .derived import recency, status_object, thread_object
 
@@ -164,20 +167,21 @@ def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:
             return None  # `cli` says it is no day
     else:
         as_of = dt.date.today()
-    limit = as_of.toordinal()
+    limit, titles = as_of.toordinal(), summary.titles
+
+    @functools.cache  # thousands of topics, a few hundred days
+    def last(silent: int | None) -> str | None:
+        return None if silent is None else dt.date.fromordinal(limit - silent).isoformat()
 
     def entry(i: int, status: str, silent: int | None, end: int, n: int) -> dict[str, Any]:
-        last = summary.days[end - 1] if silent is not None else None
-        when = dt.date.fromordinal(last).isoformat() if last is not None else None
-        return status_object(summary.titles[i], summary.paths[i], status, when, silent, n)
+        return status_object(titles[i], summary.paths[i], status, last(silent), silent, n)
 
     if query["command"] == "status":
         i = summary.spelled.get(query["topic"])
         return None if i is None else entry(i, *summary.row(i, limit, window))
     only = "stale" if query["command"] == "stale" else None
     rows = summary.rows(limit, window, only, "--all-pages" in query)
-    rows.sort(key=lambda r: recency(summary.days[r[3] - 1] if r[2] is not None else None,
-                                    summary.titles[r[0]]))  # fmt: skip
+    rows.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], titles[r[0]]))
     items = [entry(*row) for row in rows]
     if only is None:
         return {"as_of": as_of.isoformat(), "days": window, "topics": items}

@@ -26,13 +26,12 @@ from .derived import status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any
 
     from .derived import Status
     from .queries import Backlink, Graph, Topic
-    from .vault import Vault
-    from .walk import PageFile
+    from .vault import PageFile, Vault
 
 #: The shape of the summary and of its side file (`summary_patch.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
@@ -166,25 +165,35 @@ class Summary:
     def row(self, i: int, limit: int, window: int) -> tuple[Status, int | None, int, int]:
         """Topic ``i`` as of the day of ordinal ``limit``: its status, days of silence, the
         position one past its newest dated mention, and its number of mentions."""
-        lo, hi = self.starts[i], self.starts[i + 1]
-        end = bisect.bisect_right(self.days, limit, lo, hi) if hi > lo else lo
-        silent = limit - self.days[end - 1] if end > lo else None
-        status = status_of(silent, end > lo and bool(self.resolutions[end - 1]), window)
-        return status, silent, end, end - lo + self.undated[i]
+        ((_, status, silent, end, n),) = self.rows(limit, window, all_pages=True, among=(i,))
+        return status, silent, end, n
 
     def rows(
-        self, limit: int, window: int, only: str | None, all_pages: bool
+        self,
+        limit: int,
+        window: int,
+        only: str | None = None,
+        all_pages: bool = False,
+        among: Iterable[int] | None = None,
     ) -> list[tuple[int, Status, int | None, int, int]]:
-        """`row` of every topic listed (``all_pages``: Logseq's built-in and property-key,
-        marker and priority pages too) whose status is ``only`` (None: any), with its position."""
-        extra, row = self.extra, self.row
-        out = []
-        for i in range(len(self.titles)):
+        """`row` of every topic (or of those ``among``) listed (``all_pages``: Logseq's built-in
+        and property-key, marker and priority pages too) whose status is ``only`` (None: any),
+        with its position. One loop over the columns: it runs over every topic of the vault."""
+        starts, days, resolutions, undated = self.starts, self.days, self.resolutions, self.undated
+        extra, out = self.extra, []
+        for i in range(len(self.titles)) if among is None else among:
             if extra[i] and not all_pages:
                 continue
-            found = row(i, limit, window)
-            if only is None or found[0] == only:
-                out.append((i, *found))
+            lo, hi = starts[i], starts[i + 1]
+            end = (
+                hi
+                if lo == hi or days[hi - 1] <= limit
+                else bisect.bisect_right(days, limit, lo, hi)
+            )
+            silent = limit - days[end - 1] if end > lo else None
+            status = status_of(silent, end > lo and bool(resolutions[end - 1]), window)
+            if only is None or status == only:
+                out.append((i, status, silent, end, end - lo + undated[i]))
         return out
 
     def topics(

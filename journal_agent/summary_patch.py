@@ -45,8 +45,7 @@ from .facts import PageFacts, page_facts
 from .flavors import Flavor
 from .queries import Graph
 from .summary import FORMAT, Summary, load, save
-from .vault import Vault
-from .walk import PageFile
+from .vault import PageFile, Vault
 
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
 #: index for the rest, is as quick (measured on the 20k-page bench vault: 100 patched 0.5 s over a

@@ -13,7 +13,7 @@ import os
 import stat
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
@@ -22,12 +22,21 @@ from .flavors import Flavor, Settings, detect_flavor, flavor_named
 from .outline import Outline, decode, line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .titles import JournalNames
-from .walk import PageFile, page_files
+from .walk import page_files
 
 if TYPE_CHECKING:
     from .backends.base import JournalPage
 
 ENV_VAR = "JOURNAL_AGENT_VAULT"
+
+
+class PageFile(NamedTuple):
+    """One page file of the vault, before reading it (its stat decides if a cache is valid)."""
+
+    rel: str  # path relative to the vault, with "/" separators
+    mtime_ns: int
+    size: int
+    inode: int
 
 
 class Vault:
@@ -144,12 +153,13 @@ class Vault:
         """Every page file the outliner shows, in path order (hidden and ignored paths skipped)."""
         settings = self.settings
         found = warnings if warnings is not None else []
-        return page_files(str(self.root), settings.extensions, settings.hidden, found)
+        files = page_files(str(self.root), settings.extensions, settings.hidden, found)
+        return list(map(PageFile._make, files))
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
         s = self.settings
-        return [f.rel for f in page_files(str(self.root), s.extensions, s.hidden, [], False)]
+        return [f[0] for f in page_files(str(self.root), s.extensions, s.hidden, [], False)]
 
     def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
         """A page file's title and its day if it is a journal page. ``title``: the one its own

@@ -9,23 +9,11 @@ from __future__ import annotations
 
 import os
 from array import array
-from collections import namedtuple
+from operator import itemgetter
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than listing a small vault
 if TYPE_CHECKING:
-    from typing import NamedTuple
-
-    class PageFile(NamedTuple):
-        """One page file of the vault, before reading it (its stat decides if a cache is
-        valid). A tuple: tens of thousands are made on every query."""
-
-        rel: str  # path relative to the vault, with "/" separators
-        mtime_ns: int
-        size: int
-        inode: int
-
-else:
-    PageFile = namedtuple("PageFile", "rel mtime_ns size inode")
+    from collections.abc import Sequence
 
 #: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
 SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
@@ -38,13 +26,14 @@ def page_files(
     hidden: tuple[str, ...],
     warnings: list[str],
     stat: bool = True,
-) -> list[PageFile]:
-    """Page files below ``root`` in path order, hidden (``hidden``: folder or file prefixes) and
-    dot-named ones skipped. Depth first: a loop, not recursion, over folders opened once each,
-    every file stat-ed from its folder's listing (this runs on every query over tens of
-    thousands of files). Only regular files are pages (a FIFO named ``x.md`` would hang a read);
-    a folder reached twice through links is listed once. Without ``stat``, stat fields are 0."""
-    found: list[PageFile] = []
+) -> list[tuple[str, int, int, int]]:
+    """Page files below ``root`` in path order, as the fields of `vault.PageFile` (a plain tuple
+    is made a third faster), hidden (``hidden``: folder or file prefixes) and dot-named ones
+    skipped. Depth first: a loop, not recursion, over folders opened once each, every file
+    stat-ed relative to its folder (this runs on every query over tens of thousands of files).
+    Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
+    twice through links is listed once. Without ``stat``, stat fields are 0."""
+    found: list[tuple[str, int, int, int]] = []
     folders: list[tuple[str, str]] = [(root, "")]
     seen: set[tuple[int, int]] = set()
     while folders:
@@ -64,12 +53,8 @@ def page_files(
             warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
         finally:
             os.close(fd)
-    found.sort(key=_rel)  # by path alone: a third of the time of comparing the tuples
+    found.sort(key=itemgetter(0))  # by path alone: a third of the time of comparing tuples
     return found
-
-
-def _rel(f: PageFile) -> str:
-    return f.rel
 
 
 def _folder(
@@ -80,11 +65,11 @@ def _folder(
     rules: tuple[tuple[str, ...], tuple[str, ...]],
     stat: bool,
     folders: list[tuple[str, str]],
-    found: list[PageFile],
+    found: list[tuple[str, int, int, int]],
     warnings: list[str],
 ) -> None:
     extensions, hidden = rules
-    add = found.append
+    add, stat_at = found.append, os.stat
     with os.scandir(fd) as entries:
         for entry in entries:
             name = entry.name
@@ -94,11 +79,11 @@ def _folder(
                 if entry.is_file(follow_symlinks=False):  # most entries: no link, no folder
                     if not name.lower().endswith(extensions):
                         pass
-                    elif stat:
-                        st = entry.stat(follow_symlinks=False)
-                        add(PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                    elif stat:  # faster than entry.stat()
+                        st = stat_at(name, dir_fd=fd, follow_symlinks=False)
+                        add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
                     else:
-                        add(PageFile(prefix + name, 0, 0, 0))
+                        add((prefix + name, 0, 0, 0))
                 elif entry.is_symlink() and not _inside(f"{folder}/{name}", root):
                     warnings.append(f"{prefix}{name}: symbolic link to outside the vault, skipped")
                 elif entry.is_dir():
@@ -109,9 +94,9 @@ def _folder(
                         warnings.append(f"{prefix}{name}: not a regular file, skipped")
                     elif stat:
                         st = entry.stat()
-                        add(PageFile(prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                        add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
                     else:
-                        add(PageFile(prefix + name, 0, 0, 0))
+                        add((prefix + name, 0, 0, 0))
             except OSError as exc:  # a link loop, a file gone meanwhile
                 warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
 
@@ -131,7 +116,7 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
     return False
 
 
-def stamp(fingerprint: str, files: list[PageFile]) -> str:
+def stamp(fingerprint: str, files: Sequence[tuple[str, int, int, int]]) -> str:
     """A digest of the settings (``fingerprint``) and every file's path and stat: a cached
     projection of the whole vault is valid while it is unchanged."""
     from hashlib import blake2b

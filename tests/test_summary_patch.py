@@ -398,8 +398,7 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
     from typing import cast
 
     from journal_agent.index import stamp
-    from journal_agent.vault import open_vault
-    from journal_agent.walk import PageFile
+    from journal_agent.vault import PageFile, open_vault
 
     files = [
         PageFile("journals/a.md", -1_000_000_000, 10, 2**63 + 7),
