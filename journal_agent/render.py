@@ -17,12 +17,11 @@ PROG = "journal-agent"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Columns padded to their widest cell, two spaces apart."""
+    """Columns padded to their widest cell, two spaces apart (one format call per row: a
+    listing of every topic has tens of thousands)."""
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(header)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)).rstrip()]
-    for row in rows:
-        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
-    return "\n".join(lines)
+    line = "  ".join(f"{{:<{w}}}" for w in widths).format
+    return "\n".join([line(*header).rstrip(), *[line(*row).rstrip() for row in rows]])
 
 
 def text_stale(result: dict[str, Any]) -> str:
