@@ -7,8 +7,8 @@ dataclasses, typing and the settings readers takes longer than listing every pag
 those three commands, written in the plain forms below, this module checks what `cli` would
 check, with the standard library's cheapest parts only: the settings files unchanged since the
 summary was written (their stats, kept in its guard, from which the settings, the page rules
-and the default window follow), then every page file's stat (`walk.stamp`), and prints what
-`cli` prints (`render`). Anything else, and any doubt, goes to `cli.main`, which answers
+and the default window follow), then every page file's stat (`walk.stamp`) unless a running
+`watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`). Anything else, and any doubt, goes to `cli.main`, which answers
 everything: a cache that is missing, stale or written by another version, an option it does not
 know, a topic name the summary does not know by that spelling.
 """
@@ -128,8 +128,8 @@ def warm_summary(raw: str) -> Summary | None:
     if not os.path.isdir(root):
         return None
     summary = read(cache_name("index", root, suffix=".summary"))
-    if summary is None or summary.racy:
-        return None  # a racily clean file must be read again: `cli` does
+    if summary is None:
+        return None
     guard = summary.guard
     if (
         guard.get("root") != root
@@ -138,10 +138,28 @@ def warm_summary(raw: str) -> Summary | None:
         or probe(root, tuple(entry[0] for entry in guard["settings"])) != guard["settings"]
     ):
         return None
+    if watched(summary):
+        return summary
+    if summary.racy:
+        return None  # a racily clean file must be read again: `cli` does
     files = page_files(root, tuple(guard["extensions"]), tuple(guard["hidden"]), [])
     if stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
         return None
     return summary
+
+
+def watched(summary: Summary) -> bool:
+    """Whether a running watcher vouches for the summary (`watchstamp`), its state folder where
+    it was when the summary was written."""
+    from .walk import probe
+    from .watchstamp import vouched_at
+
+    watch = summary.guard.get("watch")
+    if not watch or any(os.environ.get(k) != v for k, v in watch["env"].items()):
+        return False
+    if probe("", (watch["config"][0],)) != [watch["config"]]:
+        return False
+    return vouched_at(watch["folder"], summary.guard["fingerprint"]) == summary.stamp
 
 
 def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:

@@ -359,7 +359,25 @@ def _guard(vault: Vault, exclude: frozenset[str]) -> dict[str, Any]:
         "extensions": list(vault.settings.extensions),
         "hidden": list(vault.settings.hidden),
         "days": vault.own_config.days or DEFAULT_DAYS,
+        "watch": _watch_guard(vault),
     }
+
+
+def _watch_guard(vault: Vault) -> dict[str, Any] | None:
+    """Where the warm path finds what a running watcher vouches for (`watchstamp`): the state
+    folder, and what its place depends on (the environment, the person's config file)."""
+    from .errors import JournalAgentError
+    from .state import STATE_ENV, StateDir
+    from .userconfig import CONFIG_ENV, config_path
+    from .walk import probe
+
+    try:
+        folder = os.path.realpath(StateDir.of(vault.root).path)
+        config = probe("", (str(config_path()),))[0]
+    except JournalAgentError:  # a config file in error: the CLI says so
+        return None
+    env = {k: os.environ.get(k) for k in (STATE_ENV, CONFIG_ENV, "XDG_CONFIG_HOME", "HOME")}
+    return {"folder": folder, "config": config, "env": env}
 
 
 def summary_path(vault: Vault) -> str:

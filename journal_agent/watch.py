@@ -35,8 +35,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
+from .flavors import SETTINGS_FILES
 from .state import PageLock, StateDir
 from .vault import Vault
+from .watchstamp import DIRTY, LOCK_KEY, STAMP, vouched
 
 if TYPE_CHECKING:
     import logging
@@ -49,20 +51,8 @@ MAX_DELAY = 2.0  # ... but never later than this after the first event of a burs
 POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
-DIRTY = "watch.dirty"
-STAMP = "watch.stamp"
 SETTINGS = "\0settings"  # stands for a changed settings file among the changed pages
 EVERYTHING = "\0everything"  # events were lost: any page may have changed
-SETTINGS_FILES = frozenset(
-    {
-        "logseq/config.edn",
-        ".obsidian/daily-notes.json",
-        ".obsidian/app.json",
-        ".obsidian/community-plugins.json",
-        ".journal-agent.toml",
-    }
-)
-LOCK_KEY = "watch"
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 
 
@@ -103,31 +93,16 @@ class _Copy:
 
 
 def trusted_stamp(state: StateDir, fingerprint: str) -> str | None:
-    """The stamp of the summary a running watcher keeps current, if one runs, has no change
-    waiting and read the vault with the settings of ``fingerprint``; None otherwise (the caller
-    validates every file)."""
+    """`watchstamp.vouched`: the stamp of the summary a running watcher keeps current, or None
+    (the caller validates every file)."""
     try:
-        fd = state.open(PageLock(state, LOCK_KEY, 0.0).name, os.O_RDONLY, sub="locks")
+        folder = state.folder(create=False)
     except JournalAgentError:
-        return None  # never watched: no lock file
+        return None  # never watched: no state folder
     try:
-        import fcntl
-
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        return None  # nobody holds it: no watcher runs
-    except BlockingIOError:
-        pass  # the watcher holds it
-    except (OSError, ImportError):
-        return None
+        return vouched(folder, fingerprint)
     finally:
-        os.close(fd)
-    try:
-        if state.exists(DIRTY):
-            return None
-        settings, _, stamp = state.read(STAMP).decode().partition("\n")
-    except (JournalAgentError, UnicodeDecodeError):
-        return None
-    return stamp if settings == fingerprint and stamp else None
+        os.close(folder)
 
 
 def read_observations(state: StateDir) -> list[Observation]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -210,3 +211,44 @@ def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) ->
     loaded = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
     assert "journal_agent.quick" in loaded
     assert not {"argparse", "journal_agent.cli", "journal_agent.flavors", "typing"} & loaded
+
+
+def test_a_running_watcher_spares_the_walk(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While `watch` runs with nothing waiting, the warm path trusts the summary it keeps, as
+    the CLI does, without listing a file; with a change waiting, or no watcher, it lists them."""
+    from journal_agent import walk
+    from journal_agent.state import StateDir
+    from journal_agent.watchstamp import DIRTY
+
+    from .test_watch import Running
+
+    settle(logseq_vault)
+    listed: list[int] = []
+    real = walk.page_files
+
+    def counting(*args: object, **kw: object) -> list[tuple[str, int, int, int]]:
+        if threading.current_thread() is threading.main_thread():  # not the watcher's own
+            listed.append(1)
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(walk, "page_files", counting)
+    asked = ["topics", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    watcher = Running(logseq_vault)
+    try:
+        found = warm(asked, capsys)
+        assert found[0] == 0 and listed == []
+        page = logseq_vault / "pages" / "Grafana.md"
+        page.write_text(page.read_text() + "- more on [[Backups]]\n")
+        past = time.time() - 10
+        os.utime(page, (past, past))  # out of the racy window, for the walk below
+        watcher.settle()
+        found = warm(asked, capsys)
+        assert listed == [] and found == full([*asked, "--no-cache"], capsys)
+        (StateDir.of(logseq_vault).path / DIRTY).touch()  # a change waiting: every file listed
+        assert warm(asked, capsys) == found and listed == [1]
+    finally:
+        watcher.stop()
+    listed.clear()
+    assert warm(asked, capsys) == found and listed == [1]  # nobody watches: every file listed

@@ -20,7 +20,8 @@ from journal_agent import WatchRunning
 from journal_agent.index import load_index
 from journal_agent.state import StateDir
 from journal_agent.vault import open_vault
-from journal_agent.watch import DIRTY, Watcher, read_observations
+from journal_agent.watch import Watcher, read_observations
+from journal_agent.watchstamp import DIRTY
 
 from .conftest import journal
 
