@@ -159,7 +159,8 @@ class Watcher:
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw) if raw else ""
             rel = self._rel(path) if path else None
-            if rel is None and path and self._is_settings(path):
+            listing = event.is_directory and event.event_type == "modified"  # a file in it
+            if rel is None and path and not listing and self._is_settings(path):
                 rel = SETTINGS  # the vault is opened again before the next refresh
             if rel is not None:
                 self._queue(rel)
