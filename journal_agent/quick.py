@@ -8,9 +8,11 @@ those three commands, written in the plain forms below, this module checks what 
 check, with the standard library's cheapest parts only: the settings files unchanged since the
 summary was written (their stats, kept in its guard, from which the settings, the page rules
 and the default window follow), then every page file's stat (`walk.stamp`) unless a running
-`watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`). Anything else, and any doubt, goes to `cli.main`, which answers
-everything: a cache that is missing, stale or written by another version, an option it does not
-know, a topic name the summary does not know by that spelling.
+`watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`).
+Anything else, and any doubt, goes to `cli.main`, which answers everything: a cache that is
+missing, stale or written by another version, an option it does not know, a topic name the
+summary does not know by that spelling (a vault that changed is not listed twice: the listing
+made here is handed over, `walk.HANDED`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ if TYPE_CHECKING:
 
     from .summary import Summary
 
+    Listing = tuple[
+        tuple[str, tuple[str, ...], tuple[str, ...]], list[tuple[str, int, int, int]], list[str]
+    ]
+
 #: The options each command may carry here (the rest go to `cli`); a value follows those in
 #: `VALUED`.
 OPTIONS = {
@@ -40,27 +46,33 @@ VAULT_ENV = "JOURNAL_AGENT_VAULT"  # `vault.ENV_VAR`
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: a warm status query here, everything else by `cli.main`."""
     words = list(sys.argv[1:] if argv is None else argv)
+    listed: list[Listing] = []
     try:
-        code = answer(words)
+        code = answer(words, listed)
     except KeyboardInterrupt:
         return 130
     except Exception:  # noqa: BLE001 - any doubt: `cli` answers, and says what is wrong
         code = None
     if code is not None:
         return code
+    from . import walk
     from .cli import main as full
 
-    return full(argv)
+    walk.HANDED = listed[0] if listed else None  # the vault changed: no need to list it again
+    try:
+        return full(argv)
+    finally:
+        walk.HANDED = None
 
 
-def answer(words: list[str]) -> int | None:
+def answer(words: list[str], listed: list[Listing] | None = None) -> int | None:
     """Print the answer of a warm status query and return its exit code; None (nothing printed)
-    when `cli` must answer."""
+    when `cli` must answer (``listed``: gets the vault's listing if one was made)."""
     query = parse(words)
     if query is None:
         return None
     gc.disable()  # as `cli.main`: one answer, then exit
-    summary = warm_summary(query.get("--vault") or os.environ.get(VAULT_ENV) or "")
+    summary = warm_summary(query.get("--vault") or os.environ.get(VAULT_ENV) or "", listed)
     if summary is None:
         return None
     result = respond(summary, query)
@@ -114,7 +126,7 @@ def _utf8(word: str) -> bool:
     return True
 
 
-def warm_summary(raw: str) -> Summary | None:
+def warm_summary(raw: str, listed: list[Listing] | None = None) -> Summary | None:
     """The cached summary of the vault at ``raw`` if nothing it depends on changed since it was
     written: the settings files (by stat), the package, and every page file (by stat)."""
     from . import __version__
@@ -142,7 +154,11 @@ def warm_summary(raw: str) -> Summary | None:
         return summary
     if summary.racy:
         return None  # a racily clean file must be read again: `cli` does
-    files = page_files(root, tuple(guard["extensions"]), tuple(guard["hidden"]), [])
+    rules = (root, tuple(guard["extensions"]), tuple(guard["hidden"]))
+    warnings: list[str] = []
+    files = page_files(*rules, warnings)
+    if listed is not None:
+        listed.append((rules, files, warnings))
     if stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
         return None
     return summary

@@ -306,7 +306,8 @@ def current(
     if key is not None:
         key += repr(sorted(exclude))
     path = summary_path(vault)
-    cached = load(path, key) if key else None
+    kept = read(path) if key else None  # read once: a patch starts from it
+    cached = kept if kept is not None and kept.stamp == key else None
     base = _fingerprint(vault) + repr(sorted(exclude))
     guard = _guard(vault, exclude) if key else {}
     if cached is not None and still_same(vault, cached.racy):
@@ -321,7 +322,7 @@ def current(
     if key and cached is None:  # a few journal pages edited since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, files, key, base, racy, guard)
+        patched = refresh(vault, path, kept, files, key, base, racy, guard)
         if patched is not None:
             return patched
     with paused_gc():  # every object built here lives until the answer is printed

@@ -44,7 +44,7 @@ from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
 from .flavors import Flavor
 from .queries import Graph
-from .summary import FORMAT, Summary, load, save
+from .summary import FORMAT, Summary, save
 from .vault import PageFile, Vault
 
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
@@ -221,15 +221,16 @@ def _complete(side: Sidecar) -> bool:
 def refresh(
     vault: Vault,
     summary_path: str,
+    old: Summary | None,
     files: list[PageFile],
     stamp: str,
     base: str,
     racy: dict[str, bytes],
     guard: dict[str, Any],
 ) -> Summary | None:
-    """The cached summary patched for the pages changed since it was built, saved with
-    ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch cannot be
-    exact (the caller rebuilds)."""
+    """The cached summary (``old``, as read) patched for the pages changed since it was built,
+    saved with ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch
+    cannot be exact (the caller rebuilds)."""
     side = load_side(summary_path)
     if side is None or side.base != base or len(side.rels) != len(files):
         return None
@@ -239,8 +240,7 @@ def refresh(
     differing = _differing(now, side.stats)
     if not differing or len(differing) > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
-    old = load(summary_path, side.stamp)
-    if old is None or old.warnings:
+    if old is None or old.stamp != side.stamp or old.warnings:
         return None
     dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
     pages = [n for n in differing if n not in dated]

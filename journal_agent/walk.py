@@ -15,9 +15,17 @@ TYPE_CHECKING = False  # not typing's: importing typing costs more than listing 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
+    Listing = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]]
+
 #: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
 SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
 DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+#: The listing the warm path (`quick`) made moments ago in this process, handed to the CLI it
+#: gives the query to (a changed vault): ((root, extensions, hidden), files, warnings), used once.
+HANDED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]] | None = None
 
 
 def page_files(
@@ -26,14 +34,19 @@ def page_files(
     hidden: tuple[str, ...],
     warnings: list[str],
     stat: bool = True,
-) -> list[tuple[str, int, int, int]]:
+) -> list[Stat]:
     """Page files below ``root`` in path order, as the fields of `vault.PageFile` (a plain tuple
     is made a third faster), hidden (``hidden``: folder or file prefixes) and dot-named ones
     skipped. Depth first: a loop, not recursion, over folders opened once each, every file
     stat-ed relative to its folder (this runs on every query over tens of thousands of files).
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
     twice through links is listed once. Without ``stat``, stat fields are 0."""
-    found: list[tuple[str, int, int, int]] = []
+    global HANDED
+    handed, HANDED = HANDED, None
+    if handed is not None and stat and handed[0] == (root, extensions, hidden):
+        warnings.extend(handed[2])
+        return handed[1]
+    found: list[Stat] = []
     folders: list[tuple[str, str]] = [(root, "")]
     seen: set[tuple[int, int]] = set()
     while folders:
@@ -65,7 +78,7 @@ def _folder(
     rules: tuple[tuple[str, ...], tuple[str, ...]],
     stat: bool,
     folders: list[tuple[str, str]],
-    found: list[tuple[str, int, int, int]],
+    found: list[Stat],
     warnings: list[str],
 ) -> None:
     extensions, hidden = rules
@@ -116,7 +129,7 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
     return False
 
 
-def stamp(fingerprint: str, files: Sequence[tuple[str, int, int, int]]) -> str:
+def stamp(fingerprint: str, files: Sequence[Stat]) -> str:
     """A digest of the settings (``fingerprint``) and every file's path and stat: a cached
     projection of the whole vault is valid while it is unchanged."""
     from hashlib import blake2b

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -252,3 +253,34 @@ def test_a_running_watcher_spares_the_walk(
         watcher.stop()
     listed.clear()
     assert warm(asked, capsys) == found and listed == [1]  # nobody watches: every file listed
+
+
+def test_a_changed_vault_is_listed_once(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the warm path finds a change, the CLI it hands the query to uses its listing (made
+    moments ago) instead of listing the vault again; nothing else ever sees that listing."""
+    from journal_agent import walk
+
+    settle(logseq_vault)
+    asked = ["stale", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    full(asked, capsys)
+    folders: list[str] = []
+    real = walk._folder
+
+    def counting(root: str, fd: int, folder: str, *rest: Any) -> None:
+        folders.append(folder)
+        real(root, fd, folder, *rest)
+
+    monkeypatch.setattr(walk, "_folder", counting)
+    walk.page_files(str(logseq_vault.resolve()), (".md",), (), [])
+    once = len(folders)
+    page = journal(logseq_vault, "2026-11-20")
+    page.write_text(page.read_text() + "- [[Brand New Thread]] went quiet\n")
+    settle(logseq_vault)
+    folders.clear()
+    assert quick.main(asked) == 0
+    out = capsys.readouterr().out
+    assert len(folders) == once and walk.HANDED is None
+    assert (0, out, "") == full([*asked, "--no-cache"], capsys)
+    assert len(folders) == 2 * once  # a later query lists the vault itself
