@@ -27,10 +27,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .summary import Summary
-
-    Listing = tuple[
-        tuple[str, tuple[str, ...], tuple[str, ...]], list[tuple[str, int, int, int]], list[str]
-    ]
+    from .walk import Listing
 
 #: The options each command may carry here (the rest go to `cli`); a value follows those in
 #: `VALUED`.

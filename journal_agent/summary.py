@@ -297,9 +297,9 @@ def current(
             trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
         except JournalAgentError:  # a state folder set wrongly: no watcher to trust
             trusted = None
-        kept = load(summary_path(vault), trusted) if trusted else None
-        if kept is not None and trusted and trusted.endswith(repr(sorted(exclude))):
-            return kept
+        vouched = load(summary_path(vault), trusted) if trusted else None
+        if vouched is not None and trusted and trusted.endswith(repr(sorted(exclude))):
+            return vouched
     warnings: list[str] = []
     files = vault.page_files(warnings)
     key = stamp(vault, files) if use_cache else None

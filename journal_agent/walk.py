@@ -24,8 +24,8 @@ DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC
 
 
 #: The listing the warm path (`quick`) made moments ago in this process, handed to the CLI it
-#: gives the query to (a changed vault): ((root, extensions, hidden), files, warnings), used once.
-HANDED: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]] | None = None
+#: gives the query to (a changed vault): ((root, extensions, hidden), files, warnings).
+HANDED: Listing | None = None
 
 
 def page_files(
@@ -42,10 +42,10 @@ def page_files(
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
     twice through links is listed once. Without ``stat``, stat fields are 0."""
     global HANDED
-    handed, HANDED = HANDED, None
-    if handed is not None and stat and handed[0] == (root, extensions, hidden):
-        warnings.extend(handed[2])
-        return handed[1]
+    if HANDED is not None and stat and HANDED[0] == (root, extensions, hidden):
+        (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
+        warnings.extend(said)
+        return files
     found: list[Stat] = []
     folders: list[tuple[str, str]] = [(root, "")]
     seen: set[tuple[int, int]] = set()
