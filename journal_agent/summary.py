@@ -208,11 +208,8 @@ class Summary:
         """Every topic's status as of ``as_of`` and the position one past its newest dated
         mention (its `topics` entry without building it: a projection that prints a few dozen
         of twenty thousand topics builds only those, with `topic`)."""
-        limit, out = as_of.toordinal(), []
-        for i in range(len(self.titles)):
-            status, _silent, end, _n = self.row(i, limit, days)
-            out.append((status, end))
-        return out
+        rows = self.rows(as_of.toordinal(), days, all_pages=True)
+        return [(status, end) for _i, status, _silent, end, _n in rows]
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""
