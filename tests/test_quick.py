@@ -284,3 +284,31 @@ def test_a_changed_vault_is_listed_once(
     assert len(folders) == once and walk.HANDED is None
     assert (0, out, "") == full([*asked, "--no-cache"], capsys)
     assert len(folders) == 2 * once  # a later query lists the vault itself
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "older pickle"])
+def test_a_damaged_cache_goes_to_the_cli(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    """A summary file that is not one this version wrote is never trusted: the CLI answers (and
+    writes it anew), then the warm path answers as it does."""
+    import pickle
+
+    from journal_agent.cachedir import cache_name
+
+    settle(logseq_vault)
+    asked = ["stale", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    expected = full(asked, capsys)
+    path = Path(cache_name("index", os.path.realpath(logseq_vault), suffix=".summary"))
+    data = path.read_bytes()
+    path.write_bytes(
+        {
+            "garbage": b"\x00not marshal at all" * 50,
+            "truncated": data[: len(data) // 2],
+            "empty": b"",
+            "older pickle": pickle.dumps({"format": 7, "summary": None}),
+        }[damage]
+    )
+    assert warm(asked, capsys) == (None, "", "")
+    assert full(asked, capsys) == expected
+    assert warm(asked, capsys) == expected
