@@ -6,7 +6,7 @@
 
 By default it profiles reading, decoding and scanning every page file (what ``Vault.scan()``
 did); ``--index`` profiles ``load_index(vault, use_cache=False)`` instead. ``--cli COMMAND``
-profiles the CLI itself (``journal-agent COMMAND --vault VAULT --as-of 2026-11-29 --json``, the
+profiles the command itself (``journal-agent COMMAND --vault VAULT --as-of 2026-11-29 --json``, the
 hot topic for ``timeline``; stdout discarded) on an empty cache folder, or with ``--warm`` on one
 a first run has filled, and prints the time of each phase (walk, scan, cache, graph, ...).
 A cold index of many files is scanned in forked workers, which cProfile does not see (the main
@@ -34,7 +34,7 @@ from journal_agent.vault import Vault, open_vault
 #: (phase, file name, function): the phases of a CLI run, by cumulative time (they nest: scan
 #: is inside index, index inside graph).
 PHASES = [
-    ("walk the vault (page_files)", "vault.py", "page_files"),
+    ("walk the vault (page_files)", "walk.py", "page_files"),
     ("index: load (all)", "index.py", "_load_index"),
     ("  read the index cache", "index.py", "_read_cache"),
     ("  scan changed files (_fresh_entry)", "index.py", "_fresh_entry"),
@@ -44,7 +44,7 @@ PHASES = [
     ("registry (build_registry)", "registry.py", "build_registry"),
     ("graph: backlinks (Graph._collect)", "queries.py", "_collect"),
     ("summary: build (Summary.of)", "summary.py", "of"),
-    ("summary: load", "summary.py", "load"),
+    ("summary: read", "summary.py", "read"),
     ("summary: save", "summary.py", "save"),
     ("JSON output (json.dumps)", "__init__.py", "dumps"),
 ]
@@ -61,7 +61,7 @@ def scan_all(vault: Vault) -> int:
 
 def cli_run(vault: str, command: str) -> Callable[[], object]:
     """One CLI run of ``command`` on ``vault``, stdout discarded."""
-    from journal_agent.cli import main
+    from journal_agent.quick import main  # the console script's entry: the warm path first
 
     argv = [command, *([HOT_TOPIC] if command == "timeline" else [])]
     argv += ["--vault", vault, "--as-of", "2026-11-29", "--json"]
