@@ -23,7 +23,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import walk
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
@@ -49,12 +48,6 @@ class Index:
 def cache_path(vault: Vault) -> Path:
     """Where the index of ``vault`` is cached (outside the vault)."""
     return cache_file("index", os.path.realpath(vault.root), suffix=".pickle")
-
-
-def stamp(vault: Vault, files: list[PageFile]) -> str:
-    """What a projection of the whole index depends on: the settings and every file's stat.
-    A file that is racily clean (`racy_digests`) needs its bytes checked too."""
-    return walk.stamp(_fingerprint(vault), files)
 
 
 def racy_digests(vault: Vault, files: list[PageFile]) -> dict[str, bytes]:

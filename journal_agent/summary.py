@@ -284,29 +284,29 @@ def current(
     else the cached one patched for a few edited journal pages; else one built from ``build``
     (the graph of the listed files) and cached."""
     from .errors import JournalAgentError
-    from .index import _fingerprint, paused_gc, racy_digests, stamp, still_same
+    from .index import _fingerprint, paused_gc, racy_digests, still_same
+    from .walk import stamp
 
+    fingerprint, excluded = _fingerprint(vault), repr(sorted(exclude))
     if use_cache:  # a running `journal-agent watch` keeps it current: no file need be listed
         from .state import StateDir
-        from .watch import trusted_stamp
+        from .watchstamp import trusted_stamp
 
         try:
-            trusted = trusted_stamp(StateDir.of(vault.root), _fingerprint(vault))
+            trusted = trusted_stamp(StateDir.of(vault.root), fingerprint)
         except JournalAgentError:  # a state folder set wrongly: no watcher to trust
             trusted = None
         vouched = load(summary_path(vault), trusted) if trusted else None
-        if vouched is not None and trusted and trusted.endswith(repr(sorted(exclude))):
+        if vouched is not None and trusted and trusted.endswith(excluded):
             return vouched
     warnings: list[str] = []
     files = vault.page_files(warnings)
-    key = stamp(vault, files) if use_cache else None
-    if key is not None:
-        key += repr(sorted(exclude))
+    key = stamp(fingerprint, files) + excluded if use_cache else None
     path = summary_path(vault)
     kept = read(path) if key else None  # read once: a patch starts from it
     cached = kept if kept is not None and kept.stamp == key else None
-    base = _fingerprint(vault) + repr(sorted(exclude))
-    guard = _guard(vault, exclude) if key else {}
+    base = fingerprint + excluded
+    guard = _guard(vault, fingerprint, excluded) if key else {}
     if cached is not None and still_same(vault, cached.racy):
         settle = bool(cached.racy) and settled(files, cached.racy)
         if settle or cached.guard != guard:
@@ -334,7 +334,7 @@ def current(
     return built
 
 
-def _guard(vault: Vault, exclude: frozenset[str]) -> dict[str, Any]:
+def _guard(vault: Vault, fingerprint: str, excluded: str) -> dict[str, Any]:
     """What the warm path (`quick`) checks instead of opening the vault: the stat of every file
     and folder the settings come from (`flavors.SETTINGS_FILES`), and what those settings gave
     (the fingerprint of the cache, the walk's rules, the default window, the excluded pages)."""
@@ -342,7 +342,6 @@ def _guard(vault: Vault, exclude: frozenset[str]) -> dict[str, Any]:
 
     from . import __version__
     from .flavors import SETTINGS_FILES
-    from .index import _fingerprint
     from .queries import DEFAULT_DAYS
     from .walk import probe
 
@@ -352,8 +351,8 @@ def _guard(vault: Vault, exclude: frozenset[str]) -> dict[str, Any]:
         "version": __version__,
         "python": list(sys.version_info[:2]),
         "settings": probe(root, SETTINGS_FILES),
-        "fingerprint": _fingerprint(vault),
-        "exclude": repr(sorted(exclude)),
+        "fingerprint": fingerprint,
+        "exclude": excluded,
         "extensions": list(vault.settings.extensions),
         "hidden": list(vault.settings.hidden),
         "days": vault.own_config.days or DEFAULT_DAYS,

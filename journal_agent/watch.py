@@ -18,33 +18,31 @@ just two events on the same page. Each refresh:
 While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
 its refresh is done, and ``watch.stamp`` names the summary that refresh left current: a query
 that finds the watcher's lock held and no dirty file loads that summary without listing a
-single file (`trusted_stamp`). A change reaches the watcher a few milliseconds after it is made;
-a query in those milliseconds answers as of just before it.
+single file (`watchstamp.trusted_stamp`). A change reaches the watcher a few milliseconds after
+it is made; a query in those milliseconds answers as of just before it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
+from .ledger import Ledger, now_utc, text_hash
+from .owned import owned_blocks
 from .state import PageLock, StateDir
 from .vault import Vault
-from .watchstamp import DIRTY, LOCK_KEY, STAMP, vouched
-
-if TYPE_CHECKING:
-    import logging
-
-# Every query imports this module (`trusted_stamp`): what only the watcher needs is imported
-# where it is used.
+from .watchstamp import DIRTY, LOCK_KEY, STAMP
 
 DEBOUNCE = 0.25  # seconds of quiet before a refresh
 MAX_DELAY = 2.0  # ... but never later than this after the first event of a burst
@@ -92,19 +90,6 @@ class _Copy:
     added: dict[str, float] = field(default_factory=dict)  # line -> when it first appeared
 
 
-def trusted_stamp(state: StateDir, fingerprint: str) -> str | None:
-    """`watchstamp.vouched`: the stamp of the summary a running watcher keeps current, or None
-    (the caller validates every file)."""
-    try:
-        folder = state.folder(create=False)
-    except JournalAgentError:
-        return None  # never watched: no state folder
-    try:
-        return vouched(folder, fingerprint)
-    finally:
-        os.close(folder)
-
-
 def read_observations(state: StateDir) -> list[Observation]:
     """Every observation watch recorded, oldest first (a torn line is skipped)."""
     out = []
@@ -118,7 +103,6 @@ def read_observations(state: StateDir) -> list[Observation]:
 
 def _overflow_handler(watcher: Watcher) -> logging.Handler:
     """A log handler that tells ``watcher`` when watchdog logs that the kernel dropped events."""
-    import logging
 
     class Overflow(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
@@ -228,8 +212,6 @@ class Watcher:
             raise WatchRunning(
                 f"{self.vault.root}: another journal-agent watch is already running for it"
             ) from exc
-        import logging
-
         # watchdog only logs an overflow (and re-adds its watches): hear it there.
         overflow = _overflow_handler(self)
         log = logging.getLogger("watchdog.observers.inotify_c")
@@ -337,8 +319,6 @@ class Watcher:
 
     def _remember_all(self) -> None:
         """Take the first copy of every page the ledger says agents wrote on."""
-        from .ledger import Ledger
-
         pages = {e.page for e in Ledger(self.state).entries()}
         for rel in pages:
             copy = self._read(rel)
@@ -346,9 +326,6 @@ class Watcher:
                 self._copies[rel] = copy
 
     def _read(self, rel: str) -> _Copy | None:
-        from .ledger import Ledger, text_hash
-        from .owned import owned_blocks
-
         try:
             outline = self.vault.read_page(rel)
         except JournalAgentError:
@@ -375,8 +352,6 @@ class Watcher:
             return
         after.added = {ln: before.added.get(ln, now) for ln in after.lines}
         self._copies[rel] = after
-        from .ledger import Ledger
-
         written = {(e.agent, e.hash): e.text for e in Ledger(self.state).entries(rel)}
         gone = [
             (agent, h, t)
@@ -396,8 +371,6 @@ class Watcher:
         now: float,
     ) -> None:
         from rapidfuzz import fuzz, process
-
-        from .ledger import now_utc
 
         new_here = sorted(after.lines - before.lines)
         dropped = before.lines - after.lines
@@ -440,8 +413,6 @@ class Watcher:
 
 def watch(vault: Vault, *, poll: bool = False, report: Callable[[str], None]) -> None:
     """Run a watcher in the foreground until Ctrl-C or SIGTERM."""
-    import signal
-
     watcher = Watcher(vault, poll=poll, report=report)
     previous = signal.signal(signal.SIGTERM, lambda *_: watcher.stop())
     try:

@@ -2,8 +2,8 @@
 
 A query that finds the watcher running (it holds its lock), with no change waiting (no dirty
 mark) and the summary it last wrote read with the query's settings, can skip the stat of every
-page file. Read by every query (`watch.trusted_stamp`) and by the warm path (`quick`), so this
-module is lean: the standard library's cheapest parts only.
+page file. Read by every query (`trusted_stamp`) and by the warm path (`quick`), so this module
+is lean: the standard library's cheapest parts only (the watcher itself is `watch`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ LOCK_KEY = "watch"
 LOCK = sha256(LOCK_KEY.encode()).hexdigest()[:32] + ".lock"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK
 _FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW
+
+TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
+if TYPE_CHECKING:
+    from .state import StateDir
 
 
 def vouched(folder: int, fingerprint: str) -> str | None:
@@ -68,6 +72,20 @@ def vouched_at(path: str, fingerprint: str) -> str | None:
         folder = os.open(path, _FOLDER)
     except OSError:
         return None
+    try:
+        return vouched(folder, fingerprint)
+    finally:
+        os.close(folder)
+
+
+def trusted_stamp(state: StateDir, fingerprint: str) -> str | None:
+    """`vouched` for the vault's state folder (reached as `state.StateDir` reaches it)."""
+    from .errors import JournalAgentError
+
+    try:
+        folder = state.folder(create=False)
+    except JournalAgentError:
+        return None  # never watched: no state folder
     try:
         return vouched(folder, fingerprint)
     finally:

@@ -397,8 +397,9 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
     from types import SimpleNamespace
     from typing import cast
 
-    from journal_agent.index import stamp
+    from journal_agent.index import _fingerprint
     from journal_agent.vault import PageFile, open_vault
+    from journal_agent.walk import stamp
 
     files = [
         PageFile("journals/a.md", -1_000_000_000, 10, 2**63 + 7),
@@ -406,6 +407,6 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
     ]
     side = cast(summary_patch.Sidecar, SimpleNamespace(stats=summary_patch._stats(files)))
     assert [summary_patch.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in files]
-    vault = open_vault(logseq_vault)
+    fingerprint = _fingerprint(open_vault(logseq_vault))
     other = [files[0]._replace(inode=7), files[1]]
-    assert stamp(vault, files) != stamp(vault, other)
+    assert stamp(fingerprint, files) != stamp(fingerprint, other)
