@@ -14,7 +14,9 @@ changed file is a journal page that
   its title from its first reference),
 
 the summary is patched: the file's old mentions are taken out of each topic's column and its new
-ones put in, in `queries._order`.
+ones put in, in `queries._order`. A journal page that came (the new day's page, most often) or
+went is the same change, when no name the vault uses could land on it (`_named`) and, having
+come, it uses only property keys that already are pages (``meta``).
 
 An ordinary page's mentions are undated: they only count in each topic's ``undated``. When its
 *head* is unchanged (`head`: its title, day, aliases, tombstone, meta names and the names it
@@ -68,6 +70,7 @@ class Sidecar:
     aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
     fileless: frozenset[int]  # topics without a file: they exist by being referenced
     marked: frozenset[str]  # journal files with an alias, a title or a tombstone
+    meta: frozenset[str]  # the keys of every property key any file uses (each is a page)
     heads: bytes  # `head` of every file, HEAD bytes each, in ``rels`` order
     own: array[int]  # per file, the position of the topic it is (-1: none listed)
     #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
@@ -89,13 +92,20 @@ def journal_head(facts: PageFacts, flavor: Flavor) -> bytes:
     """What a journal page gives the registry besides its mentions: the property keys it uses
     (a page without a file that is one is a property page; markers and priorities are built-in
     pages either way)."""
+    return _digest("\x1f".join(sorted(meta_keys(facts, flavor))))
+
+
+def meta_keys(facts: PageFacts, flavor: Flavor) -> set[str]:
+    """The keys of the property keys a page uses (see `journal_head`)."""
     key = flavor.page_key
-    keys = {key(n) for n in facts.meta} - {key(n) for n in flavor.built_in_pages}
-    return _digest("\x1f".join(sorted(keys)))
+    return {key(n) for n in facts.meta} - {key(n) for n in flavor.built_in_pages}
 
 
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
+
+
+NO_KEYS = _digest("")  # `journal_head` of a journal page that uses no property key
 
 
 _U64 = (1 << 64) - 1
@@ -153,6 +163,7 @@ def remember(
                 per = counts.setdefault(b.path, {})
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
+    meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
     heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
     for f in files:
         fact = facts.get(f.rel)
@@ -175,6 +186,7 @@ def remember(
         frozenset(registry.key(a) for p in registry for a in p.aliases),
         frozenset(i for i, p in enumerate(summary.paths) if p is None),
         marked,
+        meta,
         bytes(heads),
         own,
         spans,
@@ -209,6 +221,7 @@ def _complete(side: Sidecar) -> bool:
         "aliases": frozenset,
         "fileless": frozenset,
         "marked": frozenset,
+        "meta": frozenset,
         "heads": bytes,
         "own": array,
         "spans": array,
@@ -232,21 +245,31 @@ def refresh(
     saved with ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch
     cannot be exact (the caller rebuilds)."""
     side = load_side(summary_path)
-    if side is None or side.base != base or len(side.rels) != len(files):
+    if side is None or side.base != base or old is None or old.stamp != side.stamp or old.warnings:
         return None
-    if [f.rel for f in files] != side.rels:
-        return None  # a page came and another went
+    rels = [f.rel for f in files]
+    came: list[str] = []
+    gone: list[str] = []
+    if rels != side.rels:
+        relisted = _relist(vault, side, rels)
+        if relisted is None:
+            return None
+        came, gone = relisted
     now = _stats(files)
     differing = _differing(now, side.stats)
-    if not differing or len(differing) > max(MAX_CHANGED, len(files) * MAX_SHARE):
-        return None
-    if old is None or old.stamp != side.stamp or old.warnings:
+    changed = len(differing) + len(gone)
+    if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
     dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
     pages = [n for n in differing if n not in dated]
     patched: Summary | None = old
-    if dated:
-        fresh = _fresh_mentions(vault, [files[n] for n in dated], dated, side, old)
+    if dated or gone:
+        fresh = _fresh_mentions(vault, [files[n] for n in dated], dated, side, old, set(came))
+        if fresh is not None and (came or gone):
+            titles = [fresh[rel][1] for rel in came] + [vault.describe(rel)[0] for rel in gone]
+            fresh = None if _named(vault, side, old, titles, came + gone) else fresh
+        if fresh is not None:
+            fresh.update((rel, (vault.date_of(rel) or dt.date.min, "", {})) for rel in gone)
         patched = _patch(old, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
         patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
@@ -260,14 +283,77 @@ def refresh(
     return patched
 
 
-#: For one changed journal file: its day, and per topic position its mentions (line,
-#: resolution, text), one per block.
-_Fresh = dict[str, tuple[dt.date, dict[int, dict[int, tuple[bool, str]]]]]
+def _relist(vault: Vault, side: Sidecar, rels: list[str]) -> tuple[list[str], list[str]] | None:
+    """The journal pages that came and went since ``side`` was written, its per-file tables
+    made to follow the new listing ``rels`` (one that came reads as changed: its stat is
+    zeros); None when another page came or went, or one that went gave the registry anything
+    but its mentions (an alias, a title, a property key: `journal_head`)."""
+    before, after = set(side.rels), set(rels)
+    came, gone = sorted(after - before), sorted(before - after)
+    if len(came) + len(gone) > MAX_CHANGED:
+        return None
+    for rel in came + gone:
+        if vault.date_of(rel) is None or rel.endswith(".org") or rel in side.marked:
+            return None
+    heads, width = bytearray(side.heads), 3
+    for n in sorted((side.rels.index(rel) for rel in gone), reverse=True):
+        if side.spans[n] != side.spans[n + 1] or heads[n * HEAD : (n + 1) * HEAD] != NO_KEYS:
+            return None
+        del side.rels[n], side.own[n], side.spans[n + 1]
+        del side.stats[width * n : width * (n + 1)], heads[n * HEAD : (n + 1) * HEAD]
+    for n in sorted(rels.index(rel) for rel in came):
+        side.rels.insert(n, rels[n])
+        side.own.insert(n, -1)
+        side.spans.insert(n, side.spans[n])
+        side.stats[width * n : width * n] = array("Q", bytes(8 * width))
+        heads[n * HEAD : n * HEAD] = NO_KEYS  # replaced by its own (`_fresh_mentions`)
+    side.heads = bytes(heads)
+    return (came, gone) if side.rels == rels else None
+
+
+def _named(vault: Vault, side: Sidecar, old: Summary, titles: list[str], rels: list[str]) -> bool:
+    """Whether a name the vault uses could land on one of these journal pages (titled
+    ``titles``, at ``rels``) that came or went, or a topic or a query name it by title: then
+    which pages exist, or where a name lands, may change with it.
+
+    Any spelling that contains the page's title or file name, case- and normalisation-
+    insensitively, counts (a superset of Obsidian's resolution by name and path suffix, and of
+    Markdown links, encoded or not). In Logseq a name that reads as a date lands on the day's
+    journal page whether its file exists or not, and journal pages are never topics: there only
+    topics and query names are compared."""
+    import unicodedata
+    from urllib.parse import unquote
+
+    def fold(text: str) -> str:
+        return unicodedata.normalize("NFC", text).lower()
+
+    keys = {fold(name).strip() for rel, title in zip(rels, titles, strict=True)
+            for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
+    keys.update(vault.flavor.page_key(title) for title in titles)
+    texts = [fold("\x00".join(old.titles)), fold("\x00".join(old.names))]
+    if vault.flavor.resolution != "logseq":
+        written = fold("\x00".join(name for memo in side.targets.values() for name in memo))
+        texts += [written, unquote(written)]
+    if not all(keys) or any("/" in title for title in titles):
+        return True  # a namespace: its parents are pages too
+    return any(key in text for key in keys for text in texts)
+
+
+#: For one changed journal file: its day, its page title, and per topic position its mentions
+#: (line, resolution, text), one per block.
+_Fresh = dict[str, tuple[dt.date, str, dict[int, dict[int, tuple[bool, str]]]]]
 
 
 def _fresh_mentions(
-    vault: Vault, changed: list[PageFile], where: list[int], side: Sidecar, old: Summary
+    vault: Vault,
+    changed: list[PageFile],
+    where: list[int],
+    side: Sidecar,
+    old: Summary,
+    came: set[str],
 ) -> _Fresh | None:
+    """The changed journal pages' mentions (at ``where`` in ``side.rels``; those in ``came``
+    are new), when each lands where it did when the summary was built."""
     out: _Fresh = {}
     titles: dict[str, int] | None = None
     for f, n in zip(changed, where, strict=True):
@@ -281,7 +367,10 @@ def _fresh_mentions(
             return None
         if facts.date != day or facts.aliases or facts.superseded_by:
             return None
-        if journal_head(facts, vault.flavor) != side.heads[n * HEAD : (n + 1) * HEAD]:
+        own = journal_head(facts, vault.flavor)
+        if f.rel in came and meta_keys(facts, vault.flavor) <= side.meta:
+            side.heads = side.heads[: n * HEAD] + own + side.heads[(n + 1) * HEAD :]
+        if own != side.heads[n * HEAD : (n + 1) * HEAD]:
             return None  # it uses other property keys: a property page may come or go
         per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
         for target, line, resolution, text in facts.mentions:
@@ -295,7 +384,7 @@ def _fresh_mentions(
                 return None  # a page without a file is titled by its first spelling: a new one?
             for i in positions:
                 per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
-        out[f.rel] = (day, per_topic)
+        out[f.rel] = (day, facts.title, per_topic)
     return out
 
 
@@ -359,17 +448,24 @@ def _by_title(
 
 
 def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | None:
-    """The summary with the changed files' mentions replaced."""
+    """The summary with the changed files' mentions replaced (a file that mentioned nothing
+    before gets its place in ``files``)."""
     file_ids = {path: n for n, (path, _title) in enumerate(old.files)}
-    if any(rel not in file_ids for rel in fresh):
-        return None  # it mentioned nothing before: its title is not known here
-    ids = {rel: file_ids[rel] for rel in fresh}
+    files = list(old.files)
+    ids: dict[str, int] = {}
+    for rel, (_day, title, per) in fresh.items():
+        if rel not in file_ids:
+            if not per:
+                continue  # nothing before, nothing now
+            file_ids[rel] = len(files)
+            files.append((rel, title))
+        ids[rel] = file_ids[rel]
     touched = _touched(old, fresh, ids, side)
     if touched is None:
         return None
     new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
     new.extra = array("b", old.extra)
-    new.files, new.strings, new.warnings = list(old.files), list(old.strings), list(old.warnings)
+    new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
     new.names, new.spelled = old.names, old.spelled  # no page came, went or changed its name
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
@@ -399,11 +495,11 @@ def _touched(old: Summary, fresh: _Fresh, ids: dict[str, int], side: Sidecar) ->
     """The topics whose columns change: those the changed files mention now or did before
     (None if one of them exists without a file and loses its mention: it may cease to be)."""
     gone = set(ids.values())
-    touched = {i for _day, per in fresh.values() for i in per}
+    touched = {i for _day, _title, per in fresh.values() for i in per}
     for k, source in enumerate(old.sources):
         if source in gone:
             i = bisect.bisect_right(old.starts, k) - 1
-            if i in side.fileless and i not in fresh[old.files[source][0]][1]:
+            if i in side.fileless and i not in fresh[old.files[source][0]][2]:
                 return None
             touched.add(i)
     return touched
@@ -421,7 +517,7 @@ def _rows(
         for k in range(old.starts[i], old.starts[i + 1])
         if old.sources[k] not in gone
     ]  # fmt: skip
-    for rel, (day, per) in fresh.items():
+    for rel, (day, _title, per) in fresh.items():
         for line, (resolution, text) in per.get(i, {}).items():
             new.strings.append(text)
             rows.append(

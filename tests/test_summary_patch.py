@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import random
 import time
@@ -123,7 +124,7 @@ def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
     [
         "new-name",  # a Logseq page that exists only by reference: a new topic
         "page",  # a topic page that now names a page it did not name
-        "new-journal",  # a page came
+        "new-page",  # a page came
         "alias",  # a journal page given an alias
         "ghost-dropped",  # the only reference to a page without a file removed
     ],
@@ -140,8 +141,8 @@ def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], chang
     elif change == "page":
         touched = root / "pages" / "Topic 01.md"
         touched.write_text(touched.read_text() + "- see [[Topic 02]]\n")
-    elif change == "new-journal":
-        touched = root / "journals" / "2026_12_01.md"
+    elif change == "new-page":
+        touched = root / "pages" / "Topic 99.md"
         touched.write_text("- later [[Topic 01]]\n")
     elif change == "alias":
         day.write_text("alias:: Big Day\n\n" + day.read_text())
@@ -410,3 +411,96 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
     fingerprint = _fingerprint(open_vault(logseq_vault))
     other = [files[0]._replace(inode=7), files[1]]
     assert stamp(fingerprint, files) != stamp(fingerprint, other)
+
+
+def day_pages(root: Path) -> list[Path]:
+    vault = Query.of(root, AS_OF, None, True).vault
+    return sorted(
+        p for p in root.rglob("*.md") if vault.date_of(p.relative_to(root).as_posix()) is not None
+    )
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(5))
+def test_journal_pages_that_come_and_go_are_patched_as_a_rebuild_says(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """The new day's page written (with lines copied from anywhere: every kind of reference
+    the fixtures have, property keys too), an old one deleted, another edited: patched or
+    rebuilt, the answer is the rebuild's; and the common case, a new day's page about known
+    topics, is patched."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    vault = Query.of(root, AS_OF, None, True).vault
+    lines = [ln for p in root.rglob("*.md") for ln in p.read_text().splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("---", "title", "alias"))]
+    plain = [ln for ln in lines if ln.startswith("- ") and "[[" in ln and "::" not in ln]
+    backdate_all(root)
+    cached(root)
+    day = dt.date.fromisoformat(AS_OF)
+    for round_ in range(6):
+        day += dt.timedelta(days=rng.randint(1, 3))
+        new = root / vault.journal_rel(day)
+        new.parent.mkdir(parents=True, exist_ok=True)
+        chosen = [rng.choice(plain)] if round_ == 0 else rng.sample(lines, rng.randint(1, 4))
+        new.write_text("\n".join(chosen) + "\n")
+        backdate(new)
+        journals = day_pages(root)
+        if round_ and rng.random() < 0.5 and len(journals) > 2:
+            rng.choice(journals[:-1]).unlink()
+        if round_ and rng.random() < 0.5:
+            edit_page(rng, rng.choice(day_pages(root)), plain)
+        spy.clear()
+        found = cached(root)
+        if round_ == 0:
+            assert spy and spy[-1] is not None, "a new day's page about known topics"
+        assert columns(found) == columns(rebuilt(root))
+
+
+@pytest.mark.parametrize(
+    ("fixture", "link"),
+    [
+        ("logseq_vault", "[[Nov 30th, 2026]]"),  # lands on the day's journal, file or not
+        ("logseq_vault", "[[2026-11-30]]"),  # the same day, written as a date
+        (
+            "obsidian_vault",
+            "[[2026-11-30]]",
+        ),  # a page that exists by reference, until it has a file
+        ("obsidian_vault", "[x](../Daily/2026/11/2026%2D11%2D30.md)"),
+        ("markdown_vault", "[[2026-11-30]]"),
+    ],
+)
+def test_a_new_days_page_that_others_already_link_is_as_a_rebuild_says(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, link: str
+) -> None:
+    root: Path = request.getfixturevalue(fixture)
+    vault = Query.of(root, AS_OF, None, True).vault
+    page = root / next(p for p in sorted(filter(None, cached(root).paths)) if "/" not in p[:1])
+    page.write_text(page.read_text() + f"\n- see {link}\n")
+    first = next(ln for p in day_pages(root) for ln in p.read_text().splitlines() if "[[" in ln)
+    backdate_all(root)
+    before = cached(root)
+    new = root / vault.journal_rel(dt.date(2026, 11, 30))
+    new.parent.mkdir(parents=True, exist_ok=True)
+    new.write_text(first + "\n")
+    backdate(new)
+    assert columns(cached(root)) == columns(rebuilt(root))
+    new.unlink()
+    assert columns(cached(root)) == columns(before) == columns(rebuilt(root))
+
+
+def test_a_new_days_page_with_a_new_property_key_is_rebuilt(tmp_path: Path, spy: list[Any]) -> None:
+    """Logseq makes a page of every property key: a new day's page that uses one no page
+    used before adds a topic."""
+    from .test_queries import logseq
+
+    root = logseq(tmp_path / "v", {"Other": "- see [[Other]]\n"}, {"2026-11-28": "- [[Other]]\n"})
+    backdate_all(root)
+    cached(root)
+    new = root / "journals" / "2026_11_29.md"
+    new.write_text("- a day with [[Other]]\n  mood:: fine\n")
+    backdate(new)
+    spy.clear()
+    again = cached(root)
+    assert spy == [None] and "mood" in again.titles
+    assert columns(again) == columns(rebuilt(root))
