@@ -319,7 +319,7 @@ def current(
     if key and cached is None:  # a few journal pages edited since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, kept, files, key, base, racy, guard)
+        patched = refresh(vault, path, kept, files, key, base, racy, guard, exclude)
         if patched is not None:
             return patched
     with paused_gc():  # every object built here lives until the answer is printed

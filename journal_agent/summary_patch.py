@@ -37,6 +37,7 @@ import datetime as dt
 import hashlib
 import pickle
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,10 +241,12 @@ def refresh(
     base: str,
     racy: dict[str, bytes],
     guard: dict[str, Any],
+    exclude: frozenset[str] = frozenset(),
 ) -> Summary | None:
     """The cached summary (``old``, as read) patched for the pages changed since it was built,
     saved with ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch
-    cannot be exact (the caller rebuilds)."""
+    cannot be exact (the caller rebuilds). ``exclude``: the keys of the pages that are no
+    topics (the settings')."""
     side = load_side(summary_path)
     if side is None or side.base != base or old is None or old.stamp != side.stamp or old.warnings:
         return None
@@ -260,19 +263,25 @@ def refresh(
     changed = len(differing) + len(gone)
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
+    new_pages = {rel for rel in came if vault.date_of(rel) is None}
     dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
-    pages = [n for n in differing if n not in dated]
+    added = [n for n in differing if files[n].rel in new_pages]
+    pages = [n for n in differing if n not in dated and files[n].rel not in new_pages]
     patched: Summary | None = old
     if dated or gone:
         fresh = _fresh_mentions(vault, [files[n] for n in dated], dated, side, old, set(came))
         if fresh is not None and (came or gone):
-            titles = [fresh[rel][1] for rel in came] + [vault.describe(rel)[0] for rel in gone]
-            fresh = None if _named(vault, side, old, titles, came + gone) else fresh
+            days = [(rel, fresh[rel][1]) for rel in came if rel not in new_pages]
+            days += [(rel, vault.describe(rel)[0]) for rel in gone]
+            fresh = None if _named(vault, side, old, days) else fresh
         if fresh is not None:
             fresh.update((rel, (vault.date_of(rel) or dt.date.min, "", {})) for rel in gone)
         patched = _patch(old, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
         patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
+    for n in added:
+        if patched is not None:
+            patched = _add_page(vault, files[n].rel, n, side, patched, exclude)
     if patched is None:
         return None
     patched.stamp, patched.racy, patched.guard = stamp, racy, guard
@@ -284,17 +293,16 @@ def refresh(
 
 
 def _relist(vault: Vault, side: Sidecar, rels: list[str]) -> tuple[list[str], list[str]] | None:
-    """The journal pages that came and went since ``side`` was written, its per-file tables
-    made to follow the new listing ``rels`` (one that came reads as changed: its stat is
-    zeros); None when another page came or went, or one that went gave the registry anything
-    but its mentions (an alias, a title, a property key: `journal_head`)."""
+    """The pages that came and the journal pages that went since ``side`` was written, its
+    per-file tables made to follow the new listing ``rels`` (one that came reads as changed: its
+    stat is zeros); None when an ordinary page went, or a journal page that went gave the
+    registry anything but its mentions (an alias, a title, a property key: `journal_head`)."""
     before, after = set(side.rels), set(rels)
     came, gone = sorted(after - before), sorted(before - after)
-    if len(came) + len(gone) > MAX_CHANGED:
+    if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
         return None
-    for rel in came + gone:
-        if vault.date_of(rel) is None or rel.endswith(".org") or rel in side.marked:
-            return None
+    if any(vault.date_of(rel) is None or rel in side.marked for rel in gone):
+        return None
     heads, width = bytearray(side.heads), 3
     for n in sorted((side.rels.index(rel) for rel in gone), reverse=True):
         if side.spans[n] != side.spans[n + 1] or heads[n * HEAD : (n + 1) * HEAD] != NO_KEYS:
@@ -311,32 +319,123 @@ def _relist(vault: Vault, side: Sidecar, rels: list[str]) -> tuple[list[str], li
     return (came, gone) if side.rels == rels else None
 
 
-def _named(vault: Vault, side: Sidecar, old: Summary, titles: list[str], rels: list[str]) -> bool:
-    """Whether a name the vault uses could land on one of these journal pages (titled
-    ``titles``, at ``rels``) that came or went, or a topic or a query name it by title: then
-    which pages exist, or where a name lands, may change with it.
+def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]]) -> bool:
+    """Whether a name the vault uses could land on one of these pages (path, title) that came
+    or went, or a topic or a query name it by title: then which pages exist, or where a name
+    lands, may change with it.
 
     Any spelling that contains the page's title or file name, case- and normalisation-
     insensitively, counts (a superset of Obsidian's resolution by name and path suffix, and of
-    Markdown links, encoded or not). In Logseq a name that reads as a date lands on the day's
-    journal page whether its file exists or not, and journal pages are never topics: there only
-    topics and query names are compared."""
+    Markdown links, encoded or not). In Logseq every name a file uses is a page, so topics
+    (and aliases) are compared; a name that reads as a date lands on the day's journal page
+    whether its file exists or not, and journal pages are never topics."""
     import unicodedata
     from urllib.parse import unquote
 
     def fold(text: str) -> str:
         return unicodedata.normalize("NFC", text).lower()
 
-    keys = {fold(name).strip() for rel, title in zip(rels, titles, strict=True)
+    keys = {fold(name).strip() for rel, title in pages
             for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
-    keys.update(vault.flavor.page_key(title) for title in titles)
+    keys.update(vault.flavor.page_key(title) for _rel, title in pages)
+    if not all(keys) or any("/" in title for _rel, title in pages):
+        return True  # a namespace: its parents are pages too
     texts = [fold("\x00".join(old.titles)), fold("\x00".join(old.names))]
+    texts.append(fold("\x00".join(side.aliases)))
     if vault.flavor.resolution != "logseq":
         written = fold("\x00".join(name for memo in side.targets.values() for name in memo))
         texts += [written, unquote(written)]
-    if not all(keys) or any("/" in title for title in titles):
-        return True  # a namespace: its parents are pages too
     return any(key in text for key in keys for text in texts)
+
+
+def _add_page(
+    vault: Vault, rel: str, n: int, side: Sidecar, summary: Summary, exclude: frozenset[str]
+) -> Summary | None:
+    """``summary`` with the ordinary page that came at ``n`` in ``side.rels`` as a new topic,
+    and its mentions counted; None unless it is a page no name, topic or query lands on yet
+    (`_named`), with no alias, no namespace and no new property key, naming only topics the
+    summary resolved."""
+    try:
+        facts = page_facts(vault, rel, vault.read_page(rel))
+    except UnreadablePage:
+        return None
+    key = vault.flavor.page_key
+    if facts.date is not None or facts.aliases or not meta_keys(facts, vault.flavor) <= side.meta:
+        return None
+    if key(facts.title) in exclude or _named(vault, side, summary, [(rel, facts.title)]):
+        return None
+    resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
+    titles: dict[str, int] | None = None
+    lines: dict[int, set[int]] = {}
+    for target, line, _resolution, _text in facts.mentions:
+        positions = resolved.get(target)
+        if positions is None:
+            titles = titles if titles is not None else _titles(vault, summary)
+            positions = _by_title(vault, target, titles, side)
+        if positions is None or any(
+            i in side.fileless and summary.titles[i] != target for i in positions
+        ):
+            return None  # as for a journal page (`_fresh_mentions`)
+        for i in positions:
+            lines.setdefault(i, set()).add(line)
+    order = (key(facts.title), rel)  # the registry's order of pages, and so of topics
+    titled, paths = summary.titles, summary.paths
+    p = bisect.bisect_left(
+        range(len(titled)), order, key=lambda i: (key(titled[i]), paths[i] or "")
+    )
+    from .registry import query_keys
+
+    spellings = (facts.title,) if vault.flavor.resolution == "logseq" else (facts.title, rel)
+    summary = _with_topic(summary, side, p, rel, spellings, query_keys(vault))
+    undated = summary.undated
+    pairs = array("i")
+    for i, at in sorted((i + (i >= p), at) for i, at in lines.items()):
+        undated[i] += len(at)
+        pairs.extend((i, len(at)))
+    side.heads = side.heads[: n * HEAD] + head(facts) + side.heads[(n + 1) * HEAD :]
+    side.own[n] = p
+    lo = side.spans[n]
+    side.pairs[2 * lo : 2 * lo] = pairs
+    side.spans[n + 1 :] = array("i", (s + len(pairs) // 2 for s in side.spans[n + 1 :]))
+    return summary
+
+
+def _with_topic(
+    summary: Summary,
+    side: Sidecar,
+    p: int,
+    rel: str,
+    spellings: tuple[str, ...],
+    query_key: Callable[[str], str],
+) -> Summary:
+    """``summary`` with a topic for the page at ``rel`` (nothing mentions it yet) at position
+    ``p``, and every position from ``p`` on, in it and in ``side``, one further. ``spellings``:
+    its title, then the other names a query finds it by."""
+    title = spellings[0]
+
+    def up(i: int) -> int:
+        return i + (i >= p)
+
+    new = copy.copy(summary)
+    new.titles, new.paths = list(summary.titles), list(summary.paths)
+    new.titles.insert(p, title)
+    new.paths.insert(p, rel)
+    new.extra, new.undated = array("b", summary.extra), array("i", summary.undated)
+    new.extra.insert(p, 0)
+    new.undated.insert(p, 0)
+    new.starts = array("i", summary.starts)
+    new.starts.insert(p, summary.starts[p])
+    new.names = {k: up(i) for k, i in summary.names.items()}
+    new.names.update((query_key(name), p) for name in spellings)
+    new.spelled = {k: up(i) for k, i in summary.spelled.items()} | dict.fromkeys(spellings, p)
+    side.own = array("i", (up(i) if i >= 0 else i for i in side.own))
+    side.pairs[0::2] = array("i", (up(i) for i in side.pairs[0::2]))
+    side.targets = {
+        folder: {name: tuple(up(i) for i in found) for name, found in memo.items()}
+        for folder, memo in side.targets.items()
+    }
+    side.fileless = frozenset(up(i) for i in side.fileless)
+    return new
 
 
 #: For one changed journal file: its day, its page title, and per topic position its mentions

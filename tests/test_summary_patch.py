@@ -124,7 +124,7 @@ def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
     [
         "new-name",  # a Logseq page that exists only by reference: a new topic
         "page",  # a topic page that now names a page it did not name
-        "new-page",  # a page came
+        "new-page",  # a page came that a journal names
         "alias",  # a journal page given an alias
         "ghost-dropped",  # the only reference to a page without a file removed
     ],
@@ -141,8 +141,8 @@ def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], chang
     elif change == "page":
         touched = root / "pages" / "Topic 01.md"
         touched.write_text(touched.read_text() + "- see [[Topic 02]]\n")
-    elif change == "new-page":
-        touched = root / "pages" / "Topic 99.md"
+    elif change == "new-page":  # the page a journal named before it had a file
+        touched = root / "pages" / "Ghost.md"
         touched.write_text("- later [[Topic 01]]\n")
     elif change == "alias":
         day.write_text("alias:: Big Day\n\n" + day.read_text())
@@ -435,14 +435,21 @@ def test_journal_pages_that_come_and_go_are_patched_as_a_rebuild_says(
     lines = [ln for p in root.rglob("*.md") for ln in p.read_text().splitlines() if ln.strip()]
     lines = [ln for ln in lines if not ln.startswith(("---", "title", "alias"))]
     plain = [ln for ln in lines if ln.startswith("- ") and "[[" in ln and "::" not in ln]
+    before = cached(root)
+    certain = [
+        t for t, p in zip(before.titles, before.paths, strict=True) if p and t in before.spelled
+    ]
     backdate_all(root)
     cached(root)
     day = dt.date.fromisoformat(AS_OF)
     for round_ in range(6):
-        day += dt.timedelta(days=rng.randint(1, 3))
+        day += dt.timedelta(days=rng.randint(1, 3) if round_ else 1)
         new = root / vault.journal_rel(day)
         new.parent.mkdir(parents=True, exist_ok=True)
-        chosen = [rng.choice(plain)] if round_ == 0 else rng.sample(lines, rng.randint(1, 4))
+        if round_ == 0:  # the next day, about a topic known by its title
+            chosen = [f"- more on [[{rng.choice(certain)}]]"]
+        else:
+            chosen = rng.sample(lines, rng.randint(1, 4))
         new.write_text("\n".join(chosen) + "\n")
         backdate(new)
         journals = day_pages(root)
@@ -504,3 +511,56 @@ def test_a_new_days_page_with_a_new_property_key_is_rebuilt(tmp_path: Path, spy:
     again = cached(root)
     assert spy == [None] and "mood" in again.titles
     assert columns(again) == columns(rebuilt(root))
+
+
+def names(s: Summary) -> tuple[dict[str, str], dict[str, str]]:
+    """The query tables, by title (positions move when a topic comes)."""
+    return (
+        {k: s.titles[i] for k, i in s.names.items()},
+        {k: s.titles[i] for k, i in s.spelled.items()},
+    )
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(5))
+def test_pages_that_come_are_patched_as_a_rebuild_says(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """New pages, beside the others or in a new folder, with lines copied from anywhere (every
+    kind of reference the fixtures have, property keys too), some named like existing pages or
+    by names other pages already use; now and then a page edited too: patched or rebuilt, the
+    topics, their mentions and the names a query finds them by are the rebuild's; a new page
+    about known topics is patched."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    before = cached(root)
+    folders = sorted({(root / p).parent for p in before.paths if p})
+    lines = [ln for p in root.rglob("*.md") for ln in p.read_text().splitlines() if ln.strip()]
+    plain = [ln for ln in lines if ln.startswith("- ") and "[[" in ln and "::" not in ln]
+    known = [t for t, p in zip(before.titles, before.paths, strict=True) if p]
+    certain = [t for t in known if t in before.spelled and "/" not in t]
+    backdate_all(root)
+    cached(root)
+    for round_ in range(6):
+        folder = rng.choice(folders) if round_ else folders[0]
+        name = (
+            f"New Page {seed} {round_}" if round_ < 3 else rng.choice([*certain, "Misc", "ghost"])
+        )
+        path = folder / f"{name}.md"
+        if path.exists():
+            continue
+        if round_ == 0:
+            chosen = [f"- more on [[{rng.choice(certain)}]]"]
+        else:
+            chosen = rng.sample(lines, rng.randint(1, 4))
+        path.write_text("\n".join(chosen) + "\n")
+        backdate(path)
+        if round_ > 2 and rng.random() < 0.5:
+            edit_page(rng, rng.choice(sorted(root.rglob("*.md"))), plain)
+        spy.clear()
+        found = cached(root)
+        if round_ == 0:
+            assert spy and spy[-1] is not None, "a new page about known topics"
+        again = rebuilt(root)
+        assert columns(found) == columns(again)
+        assert names(found) == names(again)
