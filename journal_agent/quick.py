@@ -9,25 +9,32 @@ check, with the standard library's cheapest parts only: the settings files uncha
 summary was written (their stats, kept in its guard, from which the settings, the page rules
 and the default window follow), then every page file's stat (`walk.stamp`) unless a running
 `watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`).
-Anything else, and any doubt, goes to `cli.main`, which answers everything: a cache that is
-missing, stale or written by another version, an option it does not know, a topic name the
-summary does not know by that spelling (a vault that changed is not listed twice: the listing
-made here is handed over, `walk.HANDED`).
+When only page files changed, the library brings the summary up to date (`summary.current`:
+patched or rebuilt, as `cli` would) and this module prints it, without `cli`'s argument parser
+and topic objects. Anything else, and any doubt, goes to `cli.main`, which answers everything: a
+cache that is missing or written by another version, changed settings, an option it does not
+know, a topic name the summary does not know by that spelling. A vault that changed is neither
+listed nor its summary read twice: what was read here is handed over (`handed`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import sys
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from typing import Any
 
     from .summary import Summary
     from .walk import Listing
+
+    #: What the warm path read of a vault that changed: its listing, and (where it lies, the
+    #: cached summary as read).
+    Seen = tuple[Listing, tuple[str, Summary]]
 
 #: The options each command may carry here (the rest go to `cli`); a value follows those in
 #: `VALUED`.
@@ -43,33 +50,34 @@ VAULT_ENV = "JOURNAL_AGENT_VAULT"  # `vault.ENV_VAR`
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: a warm status query here, everything else by `cli.main`."""
     words = list(sys.argv[1:] if argv is None else argv)
-    listed: list[Listing] = []
+    seen: list[Seen] = []
     try:
-        code = answer(words, listed)
+        code = answer(words, seen)
+        if code is None and seen:  # the vault changed: the library brings the summary up to date
+            code = answer(words, seen, refresh=True)
     except KeyboardInterrupt:
         return 130
     except Exception:  # noqa: BLE001 - any doubt: `cli` answers, and says what is wrong
         code = None
     if code is not None:
         return code
-    from . import walk
     from .cli import main as full
 
-    walk.HANDED = listed[0] if listed else None  # the vault changed: no need to list it again
-    try:
+    with handed(seen):
         return full(argv)
-    finally:
-        walk.HANDED = None
 
 
-def answer(words: list[str], listed: list[Listing] | None = None) -> int | None:
+def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = False) -> int | None:
     """Print the answer of a warm status query and return its exit code; None (nothing printed)
-    when `cli` must answer (``listed``: gets the vault's listing if one was made)."""
+    when `cli` must answer (``seen``: gets what was read of a vault that changed). ``refresh``:
+    the summary brought up to date from what ``seen`` holds, by the library (`summary.current`,
+    as `cli` would, without its parser and its topic objects)."""
     query = parse(words)
     if query is None:
         return None
     gc.disable()  # as `cli.main`: one answer, then exit
-    summary = warm_summary(query.get("--vault") or os.environ.get(VAULT_ENV) or "", listed)
+    raw = query.get("--vault") or os.environ.get(VAULT_ENV) or ""
+    summary = current(raw, seen) if refresh and seen else warm_summary(raw, seen)
     if summary is None:
         return None
     result = respond(summary, query)
@@ -86,6 +94,33 @@ def answer(words: list[str], listed: list[Listing] | None = None) -> int | None:
     for warning in summary.warnings:
         render.fail(f"warning: {warning}", 0)
     return render.emit(out)
+
+
+def current(raw: str, seen: list[Seen]) -> Summary | None:
+    """The summary of the vault at ``raw`` brought up to date (`summary.current`) from what the
+    warm path just read of it; None on any error (`cli` says what is wrong)."""
+    from .api import Query
+
+    with handed(seen):
+        try:
+            return Query.of(raw, None, None, True).summary()
+        except Exception:  # noqa: BLE001 - `cli` answers errors
+            return None
+
+
+@contextlib.contextmanager
+def handed(seen: list[Seen]) -> Iterator[None]:
+    """The listing and the summary read of a vault that changed, handed to the library for
+    the next query (`walk.HANDED`, `summary.HANDED`: each used once, and only for that vault,
+    by those rules): it is not listed or read twice."""
+    from . import summary, walk
+
+    if seen:
+        walk.HANDED, summary.HANDED = seen[-1]
+    try:
+        yield
+    finally:
+        walk.HANDED = summary.HANDED = None
 
 
 def parse(words: list[str]) -> dict[str, Any] | None:
@@ -123,9 +158,10 @@ def _utf8(word: str) -> bool:
     return True
 
 
-def warm_summary(raw: str, listed: list[Listing] | None = None) -> Summary | None:
+def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
     """The cached summary of the vault at ``raw`` if nothing it depends on changed since it was
-    written: the settings files (by stat), the package, and every page file (by stat)."""
+    written: the settings files (by stat), the package, and every page file (by stat); else
+    None, with what was read (``seen``) when only page files changed."""
     from . import __version__
     from .cachedir import cache_name
     from .summary import read
@@ -136,7 +172,8 @@ def warm_summary(raw: str, listed: list[Listing] | None = None) -> Summary | Non
     root = os.path.realpath(os.path.expanduser(raw))
     if not os.path.isdir(root):
         return None
-    summary = read(cache_name("index", root, suffix=".summary"))
+    path = cache_name("index", root, suffix=".summary")
+    summary = read(path)
     if summary is None:
         return None
     guard = summary.guard
@@ -149,15 +186,13 @@ def warm_summary(raw: str, listed: list[Listing] | None = None) -> Summary | Non
         return None
     if watched(summary):
         return summary
-    if summary.racy:
-        return None  # a racily clean file must be read again: `cli` does
     rules = (root, tuple(guard["extensions"]), tuple(guard["hidden"]))
     warnings: list[str] = []
     files = page_files(*rules, warnings)
-    if listed is not None:
-        listed.append((rules, files, warnings))
-    if stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
-        return None
+    if seen is not None:
+        seen.append(((rules, files, warnings), (path, summary)))
+    if summary.racy or stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
+        return None  # changed, or a racily clean file must be read again
     return summary
 
 

@@ -396,9 +396,18 @@ def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:
     return all(f.mtime_ns <= before for f in files if f.rel in racy)
 
 
+#: The summary the warm path (`quick`) read moments ago in this process, handed on with the
+#: vault's listing when the vault changed (`walk.HANDED`): (its path, the summary as read).
+HANDED: tuple[str, Summary] | None = None
+
+
 def read(path: str) -> Summary | None:
     """The summary cached at ``path``, whatever its stamp; None if it is missing, of another
     format or corrupt (it is rebuilt from the index)."""
+    global HANDED
+    if HANDED is not None and HANDED[0] == path:
+        (_, handed), HANDED = HANDED, None  # used once, as read
+        return handed
     try:
         with open(path, "rb") as handle:
             data = marshal.loads(handle.read())  # load(handle) reads it item by item

@@ -10,11 +10,13 @@ arguments are not exactly what it can vouch for: the CLI then answers, and says 
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -284,6 +286,57 @@ def test_a_changed_vault_is_listed_once(
     assert len(folders) == once and walk.HANDED is None
     assert (0, out, "") == full([*asked, "--no-cache"], capsys)
     assert len(folders) == 2 * once  # a later query lists the vault itself
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+def test_a_changed_vault_is_answered_as_a_rebuild_without_the_cli(
+    request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], fixture: str
+) -> None:
+    """After each kind of change (a journal page edited, the new day's page written, a page
+    added, deleted or renamed, a just-written racy page), the warm path has the library bring
+    the summary up to date and prints what a rebuild prints, for every query form; the CLI
+    (argument parser, topic objects) is not run, and nothing is left handed over."""
+    from journal_agent import summary, walk
+
+    root: Path = request.getfixturevalue(fixture)
+    vault = journal_agent.api.Query.of(root, AS_OF, None, True).vault
+    settle(root)
+    full(["stale", "--as-of", AS_OF, "--vault", str(root)], capsys)  # the cache built
+    ran: list[list[str]] = []
+    pages = sorted(p for p in root.rglob("*.md") if ".obsidian" not in p.parts)
+    days = [p for p in pages if vault.date_of(p.relative_to(root).as_posix())]
+    day, topic, other = days[-1], *[p for p in pages if p not in days and "_" not in p.stem][:2]
+    new = vault.journal_path(dt.date(2026, 11, 30))
+    new.parent.mkdir(parents=True, exist_ok=True)
+    edits: list[Callable[[], object]] = [
+        lambda: day.write_text(day.read_text() + "\n- picked [[Backups]] up again\n"),
+        lambda: new.write_text(f"- more on [[{topic.stem}]]\n"),
+        lambda: (topic.parent / "Brand New.md").write_text(f"- see [[{topic.stem}]]\n"),
+        lambda: (topic.parent / "Brand New.md").unlink(),
+        lambda: topic.rename(topic.with_name("Renamed.md")),
+        lambda: day.write_text(day.read_text() + "\n- just now\n"),  # racy: not settled
+    ]
+
+    def instead(argv: list[str]) -> int:
+        ran.append(list(argv))
+        return 0
+
+    for n, edit in enumerate(edits):
+        edit()
+        past = time.time() - 10
+        for page in root.rglob("*.md"):  # out of the racy window (the settings files untouched)
+            if n < len(edits) - 1 and ".obsidian" not in page.parts:
+                os.utime(page, (past, past))
+        for words in (["stale"], ["topics", "--json"], ["status", other.stem, "--json"]):
+            asked = [*words, "--as-of", AS_OF, "--vault", str(root)]
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(cli, "main", instead)
+                found = (quick.main(asked), *capsys.readouterr())
+            expected = full([*asked, "--no-cache"], capsys)
+            if expected[0] == 0:
+                assert found == expected, (n, words)
+            assert walk.HANDED is None and summary.HANDED is None
+    assert all(argv[0] == "status" for argv in ran)  # a name the summary cannot answer alone
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "older pickle"])
