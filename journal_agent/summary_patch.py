@@ -69,7 +69,9 @@ class Sidecar:
     targets: dict[str, dict[str, tuple[int, ...]]]
     by_folder: bool
     aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
-    fileless: frozenset[int]  # topics without a file: they exist by being referenced
+    #: topics without a file (they exist by being referenced, or are built in) -> the file
+    #: whose spelling titles them: the first, in listing order, that names them ("" if none)
+    titled: dict[int, str]
     marked: frozenset[str]  # journal files with an alias, a title or a tombstone
     meta: frozenset[str]  # the keys of every property key any file uses (each is a page)
     heads: bytes  # `head` of every file, HEAD bytes each, in ``rels`` order
@@ -165,6 +167,13 @@ def remember(
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
+    titled = {i: "" for i, p in enumerate(summary.paths) if p is None}
+    for f in files:  # in the order their names first appear (`logseq_pages.build_logseq_pages`)
+        memo = targets.get(f.rel.rpartition("/")[0] if registry.wiki else "", {})
+        for target, *_ in facts[f.rel].mentions if f.rel in facts else ():
+            for i in memo.get(target, ()):
+                if titled.get(i) == "":
+                    titled[i] = f.rel
     heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
     for f in files:
         fact = facts.get(f.rel)
@@ -185,7 +194,7 @@ def remember(
         targets,
         registry.wiki,
         frozenset(registry.key(a) for p in registry for a in p.aliases),
-        frozenset(i for i, p in enumerate(summary.paths) if p is None),
+        titled,
         marked,
         meta,
         bytes(heads),
@@ -220,7 +229,7 @@ def _complete(side: Sidecar) -> bool:
         "targets": dict,
         "by_folder": bool,
         "aliases": frozenset,
-        "fileless": frozenset,
+        "titled": dict,
         "marked": frozenset,
         "meta": frozenset,
         "heads": bytes,
@@ -367,17 +376,20 @@ def _add_page(
     resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
     titles: dict[str, int] | None = None
     lines: dict[int, set[int]] = {}
+    first: dict[int, str] = {}  # each page without a file it names: its first spelling here
     for target, line, _resolution, _text in facts.mentions:
         positions = resolved.get(target)
         if positions is None:
             titles = titles if titles is not None else _titles(vault, summary)
             positions = _by_title(vault, target, titles, side)
-        if positions is None or any(
-            i in side.fileless and summary.titles[i] != target for i in positions
-        ):
+        if positions is None:
             return None  # as for a journal page (`_fresh_mentions`)
         for i in positions:
             lines.setdefault(i, set()).add(line)
+            if i in side.titled:
+                first.setdefault(i, target)
+    if not _titles_hold(side, summary, rel, first):
+        return None
     order = (key(facts.title), rel)  # the registry's order of pages, and so of topics
     titled, paths = summary.titles, summary.paths
     p = bisect.bisect_left(
@@ -434,7 +446,7 @@ def _with_topic(
         folder: {name: tuple(up(i) for i in found) for name, found in memo.items()}
         for folder, memo in side.targets.items()
     }
-    side.fileless = frozenset(up(i) for i in side.fileless)
+    side.titled = {up(i): by for i, by in side.titled.items()}
     return new
 
 
@@ -472,6 +484,7 @@ def _fresh_mentions(
         if own != side.heads[n * HEAD : (n + 1) * HEAD]:
             return None  # it uses other property keys: a property page may come or go
         per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
+        first: dict[int, str] = {}  # each page without a file it names: its first spelling here
         for target, line, resolution, text in facts.mentions:
             positions = resolved.get(target)
             if positions is None:
@@ -479,12 +492,29 @@ def _fresh_mentions(
                 positions = _by_title(vault, target, titles, side)
             if positions is None:
                 return None  # a name not seen when it was built: it may land elsewhere, or mint
-            if any(i in side.fileless and old.titles[i] != target for i in positions):
-                return None  # a page without a file is titled by its first spelling: a new one?
             for i in positions:
                 per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
+                if i in side.titled:
+                    first.setdefault(i, target)
+        if not _titles_hold(side, old, f.rel, first):
+            return None
         out[f.rel] = (day, facts.title, per_topic)
     return out
+
+
+def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str]) -> bool:
+    """Whether the pages without a file that the changed file ``rel`` names (``first``: each
+    one's first spelling in it) keep their titles. Such a page is titled by its first spelling
+    in the first file, in listing order, that names it (`side.titled`, updated here): a file
+    after that one may spell it any way; that file or one before it must spell it so."""
+    for i, name in first.items():
+        by = side.titled[i]
+        if by and by < rel:
+            continue
+        if name != summary.titles[i]:
+            return False
+        side.titled[i] = rel
+    return True
 
 
 def _patch_pages(
@@ -592,13 +622,15 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
 
 def _touched(old: Summary, fresh: _Fresh, ids: dict[str, int], side: Sidecar) -> set[int] | None:
     """The topics whose columns change: those the changed files mention now or did before
-    (None if one of them exists without a file and loses its mention: it may cease to be)."""
+    (None if one of them exists without a file and loses its mention in the file that titles
+    it: it may cease to be, or take another title; another file still names it)."""
     gone = set(ids.values())
     touched = {i for _day, _title, per in fresh.values() for i in per}
     for k, source in enumerate(old.sources):
         if source in gone:
             i = bisect.bisect_right(old.starts, k) - 1
-            if i in side.fileless and i not in fresh[old.files[source][0]][2]:
+            rel = old.files[source][0]
+            if i in side.titled and i not in fresh[rel][2] and side.titled[i] in ("", rel):
                 return None
             touched.add(i)
     return touched

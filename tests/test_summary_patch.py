@@ -564,3 +564,69 @@ def test_pages_that_come_are_patched_as_a_rebuild_says(
         again = rebuilt(root)
         assert columns(found) == columns(again)
         assert names(found) == names(again)
+
+
+def test_a_later_spelling_of_a_page_without_a_file_is_patched(
+    tmp_path: Path, spy: list[Any]
+) -> None:
+    """A page without a file keeps the title its first naming file gives it: a later journal
+    page may spell it any way (patched), and one that stops naming it changes nothing while an
+    earlier one still names it."""
+    from .test_queries import logseq
+
+    root = logseq(
+        tmp_path / "v",
+        {"Other": "- about [[Other]]\n"},
+        {
+            "2026-11-27": "- met [[Side Quest]] folks\n",
+            "2026-11-28": "- more [[Side Quest]]\n",
+            "2026-11-29": "- a day with [[Other]]\n",
+        },
+    )
+    backdate_all(root)
+    cached(root)
+    for day, text in [
+        ("2026_11_29", "- the [[side quest]] again\n- a day with [[Other]]\n"),
+        ("2026_11_28", "- nothing on it today\n"),
+        ("2026_11_29", "- the [[SIDE QUEST]] again\n"),
+    ]:
+        page = root / "journals" / f"{day}.md"
+        page.write_text(text)
+        backdate(page)
+        spy.clear()
+        again = cached(root)
+        assert spy and spy[-1] is not None, day
+        assert columns(again) == columns(rebuilt(root))
+        assert "Side Quest" in again.titles
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
+    logseq_vault: Path, spy: list[Any], seed: int
+) -> None:
+    """Journal pages that come, go and change, naming pages (with and without files, built-in
+    and property pages) in other cases than their titles: patched or rebuilt, the answer is the
+    rebuild's."""
+    rng = random.Random(seed)
+    root = logseq_vault
+    before = cached(root)
+    titles = [t for t in before.titles if "/" not in t]
+    backdate_all(root)
+    cached(root)
+    for _round in range(6):
+        days = day_pages(root)
+        spelled = [rng.choice([str.lower, str.upper, str.title, str])(t) for t in titles]
+        line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(1, 3)))
+        kind = rng.choice(["edit", "edit", "new", "delete"])
+        if kind == "new":
+            path = root / "journals" / f"2026_12_{rng.randint(1, 28):02d}.md"
+        else:
+            path = rng.choice(days)
+        if kind == "delete":
+            path.unlink()
+        else:
+            text = path.read_text() if path.exists() else ""
+            path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + line + "\n")
+            backdate(path)
+        assert columns(cached(root)) == columns(rebuilt(root))
+    assert any(result is not None for result in spy)
