@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import random
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -615,7 +616,8 @@ def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
     cached(root)
     for _round in range(6):
         days = day_pages(root)
-        spelled = [rng.choice([str.lower, str.upper, str.title, str])(t) for t in titles]
+        cases: list[Callable[[str], str]] = [str.lower, str.upper, str.title, str.strip]
+        spelled = [rng.choice(cases)(t) for t in titles]
         line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(1, 3)))
         kind = rng.choice(["edit", "edit", "new", "delete"])
         if kind == "new":
