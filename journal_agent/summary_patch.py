@@ -6,12 +6,11 @@ large vault. A journal page is never a topic: editing one only adds and removes 
 mentions, which sit in each topic's column as one run (same day, same file). So when every
 changed file is a journal page that
 
-* existed when the summary was built (no page came or went),
+* existed when the summary was built (one that came or went: below),
 * names only pages the summary already resolved (a new name could create a Logseq page that
   exists by reference, a new topic), and
-* carries no alias, title or tombstone and stops mentioning no topic that exists without a file
-  (either could change which pages exist), and names such a topic only as it is titled (it takes
-  its title from its first reference),
+* carries no alias, title or tombstone, and keeps naming each topic without a file that it
+  titles, in the same spelling (either could change which pages exist, or their titles),
 
 the summary is patched: the file's old mentions are taken out of each topic's column and its new
 ones put in, in `queries._order`. A journal page that came (the new day's page, most often) or
@@ -19,9 +18,11 @@ went is the same change, when no name the vault uses could land on it (`_named`)
 come, it uses only property keys that already are pages (``meta``).
 
 An ordinary page's mentions are undated: they only count in each topic's ``undated``. When its
-*head* is unchanged (`head`: its title, day, aliases, tombstone, meta names and the names it
-references, in order of first reference: everything the registry takes from a file, so no page
-comes, goes or changes its name), its old counts are replaced by its new ones.
+*head* is unchanged (`head`: its title, day, aliases, tombstone and meta names, so the page keeps
+its names) and every name it references lands where the summary knows it lands, its old counts
+are replaced by its new ones. A page without a file takes its title from its first spelling in
+the first file that names it (listing order): the side file knows that file, so others may
+spell it any way, and only that file (or one before it) must keep the spelling.
 
 Anything else returns None and the caller rebuilds. What the patch needs beyond the summary
 (each file's stat and head, where each name as written resolves, each ordinary page's undated
@@ -85,10 +86,9 @@ HEAD = 16
 
 
 def head(facts: PageFacts) -> bytes:
-    """A digest of what a file gives the registry (see the module's doc): equal heads, same
-    pages with the same names and order."""
-    names = "\x1f".join(dict.fromkeys([m[0] for m in facts.mentions]))
-    return _digest(f"{facts[:4]!r}\x1e{sorted(facts.meta)!r}\x1e{names}")  # title .. tombstone
+    """A digest of what an ordinary page gives the registry besides the names it references
+    (see the module's doc): equal heads, the same page with the same names."""
+    return _digest(f"{facts[:4]!r}\x1e{sorted(facts.meta)!r}")  # title .. tombstone, meta names
 
 
 def journal_head(facts: PageFacts, flavor: Flavor) -> bytes:
@@ -373,22 +373,8 @@ def _add_page(
         return None
     if key(facts.title) in exclude or _named(vault, side, summary, [(rel, facts.title)]):
         return None
-    resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
-    titles: dict[str, int] | None = None
-    lines: dict[int, set[int]] = {}
-    first: dict[int, str] = {}  # each page without a file it names: its first spelling here
-    for target, line, _resolution, _text in facts.mentions:
-        positions = resolved.get(target)
-        if positions is None:
-            titles = titles if titles is not None else _titles(vault, summary)
-            positions = _by_title(vault, target, titles, side)
-        if positions is None:
-            return None  # as for a journal page (`_fresh_mentions`)
-        for i in positions:
-            lines.setdefault(i, set()).add(line)
-            if i in side.titled:
-                first.setdefault(i, target)
-    if not _titles_hold(side, summary, rel, first):
+    per_topic = _landing(vault, side, summary, rel, facts, {})
+    if per_topic is None:
         return None
     order = (key(facts.title), rel)  # the registry's order of pages, and so of topics
     titled, paths = summary.titles, summary.paths
@@ -401,7 +387,7 @@ def _add_page(
     summary = _with_topic(summary, side, p, rel, spellings, query_keys(vault))
     undated = summary.undated
     pairs = array("i")
-    for i, at in sorted((i + (i >= p), at) for i, at in lines.items()):
+    for i, at in sorted((i + (i >= p), at) for i, at in per_topic.items()):
         undated[i] += len(at)
         pairs.extend((i, len(at)))
     side.heads = side.heads[: n * HEAD] + head(facts) + side.heads[(n + 1) * HEAD :]
@@ -466,9 +452,8 @@ def _fresh_mentions(
     """The changed journal pages' mentions (at ``where`` in ``side.rels``; those in ``came``
     are new), when each lands where it did when the summary was built."""
     out: _Fresh = {}
-    titles: dict[str, int] | None = None
+    titles: dict[str, int] = {}
     for f, n in zip(changed, where, strict=True):
-        resolved = side.targets.get(f.rel.rpartition("/")[0] if side.by_folder else "", {})
         day = vault.date_of(f.rel)
         if day is None or f.rel in side.marked or f.rel.endswith(".org"):
             return None
@@ -483,23 +468,42 @@ def _fresh_mentions(
             side.heads = side.heads[: n * HEAD] + own + side.heads[(n + 1) * HEAD :]
         if own != side.heads[n * HEAD : (n + 1) * HEAD]:
             return None  # it uses other property keys: a property page may come or go
-        per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
-        first: dict[int, str] = {}  # each page without a file it names: its first spelling here
-        for target, line, resolution, text in facts.mentions:
-            positions = resolved.get(target)
-            if positions is None:
-                titles = titles if titles is not None else _titles(vault, old)
-                positions = _by_title(vault, target, titles, side)
-            if positions is None:
-                return None  # a name not seen when it was built: it may land elsewhere, or mint
-            for i in positions:
-                per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
-                if i in side.titled:
-                    first.setdefault(i, target)
-        if not _titles_hold(side, old, f.rel, first):
+        per_topic = _landing(vault, side, old, f.rel, facts, titles)
+        if per_topic is None:
             return None
         out[f.rel] = (day, facts.title, per_topic)
     return out
+
+
+def _landing(
+    vault: Vault,
+    side: Sidecar,
+    summary: Summary,
+    rel: str,
+    facts: PageFacts,
+    titles: dict[str, int],
+) -> dict[int, dict[int, tuple[bool, str]]] | None:
+    """Where the mentions of the changed file ``rel`` land: per topic position, per line (one
+    per block), whether it is a resolution and its text. None when a name was not seen when the
+    summary was built (it may land elsewhere, or make a new page) and is no topic's own title
+    (`_by_title`; ``titles``: filled on first use), or the file would retitle a page without a
+    file (`_titles_hold`)."""
+    resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
+    per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
+    first: dict[int, str] = {}  # each page without a file it names: its first spelling here
+    for target, line, resolution, text in facts.mentions:
+        positions = resolved.get(target)
+        if positions is None:
+            if not titles:
+                titles.update(_titles(vault, summary))
+            positions = _by_title(vault, target, titles, side)
+        if positions is None:
+            return None
+        for i in positions:
+            per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
+            if i in side.titled:
+                first.setdefault(i, target)
+    return per_topic if _titles_hold(side, summary, rel, first) else None
 
 
 def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str]) -> bool:
@@ -521,8 +525,11 @@ def _patch_pages(
     vault: Vault, changed: list[PageFile], where: list[int], side: Sidecar, summary: Summary
 ) -> Summary | None:
     """``summary`` with the undated counts of the changed ordinary pages (at ``where`` in
-    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed."""
+    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed, a
+    name it now uses lands nowhere known (`_landing`), or it stops naming a page without a file
+    that it titles."""
     undated = array("i", summary.undated)
+    titles: dict[str, int] = {}
     for f, n in zip(changed, where, strict=True):
         try:
             facts = page_facts(vault, f.rel, vault.read_page(f.rel))
@@ -530,20 +537,18 @@ def _patch_pages(
             return None
         if facts.date is not None or head(facts) != side.heads[n * HEAD : (n + 1) * HEAD]:
             return None
-        resolved = side.targets.get(f.rel.rpartition("/")[0] if side.by_folder else "", {})
-        lines: dict[int, set[int]] = {}
-        for target, line, _resolution, _text in facts.mentions:
-            positions = resolved.get(target)  # the names it had when built (its head)
-            if positions is None:
-                return None
-            for i in positions:
-                if i != side.own[n]:
-                    lines.setdefault(i, set()).add(line)
+        per_topic = _landing(vault, side, summary, f.rel, facts, titles)
+        if per_topic is None:
+            return None
+        per_topic.pop(side.own[n], None)  # a page's references to itself do not count
         lo, hi = side.spans[n], side.spans[n + 1]
         for k in range(lo, hi):
-            undated[side.pairs[2 * k]] -= side.pairs[2 * k + 1]
+            i = side.pairs[2 * k]
+            if i not in per_topic and side.titled.get(i) in ("", f.rel):
+                return None  # the page without a file it titled may cease to be, or retitle
+            undated[i] -= side.pairs[2 * k + 1]
         new = array("i")
-        for i, at in sorted(lines.items()):
+        for i, at in sorted(per_topic.items()):
             undated[i] += len(at)
             new.extend((i, len(at)))
         side.pairs = side.pairs[: 2 * lo] + new + side.pairs[2 * hi :]

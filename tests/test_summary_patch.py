@@ -124,7 +124,7 @@ def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
     "change",
     [
         "new-name",  # a Logseq page that exists only by reference: a new topic
-        "page",  # a topic page that now names a page it did not name
+        "page",  # a topic page that now names a page nobody named
         "new-page",  # a page came that a journal names
         "alias",  # a journal page given an alias
         "ghost-dropped",  # the only reference to a page without a file removed
@@ -141,7 +141,7 @@ def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], chang
         touched = day
     elif change == "page":
         touched = root / "pages" / "Topic 01.md"
-        touched.write_text(touched.read_text() + "- see [[Topic 02]]\n")
+        touched.write_text(touched.read_text() + "- see [[Topic 99 To Come]]\n")
     elif change == "new-page":  # the page a journal named before it had a file
         touched = root / "pages" / "Ghost.md"
         touched.write_text("- later [[Topic 01]]\n")
@@ -605,30 +605,37 @@ def test_a_later_spelling_of_a_page_without_a_file_is_patched(
 def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
     logseq_vault: Path, spy: list[Any], seed: int
 ) -> None:
-    """Journal pages that come, go and change, naming pages (with and without files, built-in
-    and property pages) in other cases than their titles: patched or rebuilt, the answer is the
-    rebuild's."""
+    """Journal pages that come, go and change, and ordinary pages that name more pages or fewer,
+    naming pages (with and without files, built-in and property pages) in other cases than
+    their titles: patched or rebuilt, the answer is the rebuild's."""
     rng = random.Random(seed)
     root = logseq_vault
     before = cached(root)
     titles = [t for t in before.titles if "/" not in t]
+    pages = [root / p for p in before.paths if p and "/" not in p.removeprefix("pages/")]
     backdate_all(root)
     cached(root)
-    for _round in range(6):
+    for _round in range(8):
         days = day_pages(root)
         cases: list[Callable[[str], str]] = [str.lower, str.upper, str.title, str.strip]
         spelled = [rng.choice(cases)(t) for t in titles]
         line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(1, 3)))
-        kind = rng.choice(["edit", "edit", "new", "delete"])
+        kind = rng.choice(["edit", "new", "delete", "page", "page", "unlink"])
         if kind == "new":
             path = root / "journals" / f"2026_12_{rng.randint(1, 28):02d}.md"
         else:
-            path = rng.choice(days)
+            path = rng.choice(pages if kind in ("page", "unlink") else days)
         if kind == "delete":
             path.unlink()
+            continue
+        text = path.read_text() if path.exists() else ""
+        if kind == "unlink":  # a line that names pages taken out
+            named = [ln for ln in text.split("\n") if "[[" in ln or "#" in ln]
+            if named:
+                text = text.replace(rng.choice(named), "- (moved)", 1)
         else:
-            text = path.read_text() if path.exists() else ""
-            path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + line + "\n")
-            backdate(path)
+            text += ("\n" if text and not text.endswith("\n") else "") + line + "\n"
+        path.write_text(text)
+        backdate(path)
         assert columns(cached(root)) == columns(rebuilt(root))
     assert any(result is not None for result in spy)
