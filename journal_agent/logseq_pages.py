@@ -153,7 +153,9 @@ def build_logseq_pages(index: Index) -> LogseqPages:
         key = key_of(name)
         page = pages.setdefault(key, Page(name, None, origin="builtin"))
         page.origin = "builtin"
-    return LogseqPages(pages.values(), flavor, vault.journal_names, links)
+    registry = LogseqPages(pages.values(), flavor, vault.journal_names, links)
+    registry._memo = empty._memo  # each name read once: the graph resolves the same names
+    return registry
 
 
 def _alias_links(
