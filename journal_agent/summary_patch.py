@@ -22,7 +22,9 @@ An ordinary page's mentions are undated: they only count in each topic's ``undat
 its names) and every name it references lands where the summary knows it lands, its old counts
 are replaced by its new ones. A page without a file takes its title from its first spelling in
 the first file that names it (listing order): the side file knows that file, so others may
-spell it any way, and only that file (or one before it) must keep the spelling.
+spell it any way, and only that file (or one before it) must keep the spelling. A page that
+came is a new topic when no name, topic or query lands on it yet (`_add_page`); one that went
+is taken out when nothing named it (`_drop_pages`): a rename of such a page is both.
 
 Anything else returns None and the caller rebuilds. What the patch needs beyond the summary
 (each file's stat and head, where each name as written resolves, each ordinary page's undated
@@ -35,13 +37,14 @@ from __future__ import annotations
 import bisect
 import copy
 import datetime as dt
+import functools
 import hashlib
 import pickle
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .cachedir import write_atomic
 from .errors import UnreadablePage
@@ -262,14 +265,15 @@ def refresh(
     rels = [f.rel for f in files]
     came: list[str] = []
     gone: list[str] = []
+    dropped: list[_Dropped] = []
     if rels != side.rels:
         relisted = _relist(vault, side, rels)
         if relisted is None:
             return None
-        came, gone = relisted
+        came, gone, dropped = relisted
     now = _stats(files)
     differing = _differing(now, side.stats)
-    changed = len(differing) + len(gone)
+    changed = len(differing) + len(gone) + len(dropped)
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
     new_pages = {rel for rel in came if vault.date_of(rel) is None}
@@ -288,6 +292,8 @@ def refresh(
         patched = _patch(old, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
         patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
+    if dropped and patched is not None:
+        patched = _drop_pages(vault, side, patched, dropped)
     for n in added:
         if patched is not None:
             patched = _add_page(vault, files[n].rel, n, side, patched, exclude)
@@ -301,20 +307,41 @@ def refresh(
     return patched
 
 
-def _relist(vault: Vault, side: Sidecar, rels: list[str]) -> tuple[list[str], list[str]] | None:
-    """The pages that came and the journal pages that went since ``side`` was written, its
-    per-file tables made to follow the new listing ``rels`` (one that came reads as changed: its
-    stat is zeros); None when an ordinary page went, or a journal page that went gave the
-    registry anything but its mentions (an alias, a title, a property key: `journal_head`)."""
+class _Dropped(NamedTuple):
+    """An ordinary page that went, as the side file knew it."""
+
+    rel: str
+    topic: int  # its position
+    head: bytes
+    pairs: list[tuple[int, int]]  # the topics it named (positions) and how many times
+
+
+def _relist(
+    vault: Vault, side: Sidecar, rels: list[str]
+) -> tuple[list[str], list[str], list[_Dropped]] | None:
+    """The pages that came, the journal pages that went and the ordinary pages that went since
+    ``side`` was written, its per-file tables made to follow the new listing ``rels`` (one that
+    came reads as changed: its stat is zeros); None when a journal page that went gave the
+    registry anything but its mentions (an alias, a title, a property key: `journal_head`) or
+    an ordinary page that went was no topic."""
     before, after = set(side.rels), set(rels)
     came, gone = sorted(after - before), sorted(before - after)
     if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
         return None
-    if any(vault.date_of(rel) is None or rel in side.marked for rel in gone):
+    if any(rel in side.marked for rel in gone):
         return None
-    heads, width = bytearray(side.heads), 3
+    heads, width, dropped = bytearray(side.heads), 3, []
     for n in sorted((side.rels.index(rel) for rel in gone), reverse=True):
-        if side.spans[n] != side.spans[n + 1] or heads[n * HEAD : (n + 1) * HEAD] != NO_KEYS:
+        lo, hi = side.spans[n], side.spans[n + 1]
+        own = heads[n * HEAD : (n + 1) * HEAD]
+        if vault.date_of(side.rels[n]) is None:
+            if side.own[n] < 0:
+                return None  # an excluded page, or one whose title another file took
+            pairs = [(side.pairs[2 * k], side.pairs[2 * k + 1]) for k in range(lo, hi)]
+            dropped.append(_Dropped(side.rels[n], side.own[n], bytes(own), pairs))
+            del side.pairs[2 * lo : 2 * hi]
+            side.spans[n + 1 :] = array("i", (s - (hi - lo) for s in side.spans[n + 1 :]))
+        elif lo != hi or own != NO_KEYS:
             return None
         del side.rels[n], side.own[n], side.spans[n + 1]
         del side.stats[width * n : width * (n + 1)], heads[n * HEAD : (n + 1) * HEAD]
@@ -325,7 +352,8 @@ def _relist(vault: Vault, side: Sidecar, rels: list[str]) -> tuple[list[str], li
         side.stats[width * n : width * n] = array("Q", bytes(8 * width))
         heads[n * HEAD : n * HEAD] = NO_KEYS  # replaced by its own (`_fresh_mentions`)
     side.heads = bytes(heads)
-    return (came, gone) if side.rels == rels else None
+    journals = [rel for rel in gone if vault.date_of(rel) is not None]
+    return (came, journals, dropped) if side.rels == rels else None
 
 
 def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]]) -> bool:
@@ -338,12 +366,9 @@ def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str
     Markdown links, encoded or not). In Logseq every name a file uses is a page, so topics
     (and aliases) are compared; a name that reads as a date lands on the day's journal page
     whether its file exists or not, and journal pages are never topics."""
-    import unicodedata
     from urllib.parse import unquote
 
-    def fold(text: str) -> str:
-        return unicodedata.normalize("NFC", text).lower()
-
+    fold = _fold
     keys = {fold(name).strip() for rel, title in pages
             for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
     keys.update(vault.flavor.page_key(title) for _rel, title in pages)
@@ -409,31 +434,74 @@ def _with_topic(
     """``summary`` with a topic for the page at ``rel`` (nothing mentions it yet) at position
     ``p``, and every position from ``p`` on, in it and in ``side``, one further. ``spellings``:
     its title, then the other names a query finds it by."""
-    title = spellings[0]
-
-    def up(i: int) -> int:
-        return i + (i >= p)
-
     new = copy.copy(summary)
     new.titles, new.paths = list(summary.titles), list(summary.paths)
-    new.titles.insert(p, title)
+    new.titles.insert(p, spellings[0])
     new.paths.insert(p, rel)
     new.extra, new.undated = array("b", summary.extra), array("i", summary.undated)
     new.extra.insert(p, 0)
     new.undated.insert(p, 0)
     new.starts = array("i", summary.starts)
     new.starts.insert(p, summary.starts[p])
-    new.names = {k: up(i) for k, i in summary.names.items()}
+    _renumber(new, side, lambda i: i + (i >= p))
     new.names.update((query_key(name), p) for name in spellings)
-    new.spelled = {k: up(i) for k, i in summary.spelled.items()} | dict.fromkeys(spellings, p)
-    side.own = array("i", (up(i) if i >= 0 else i for i in side.own))
-    side.pairs[0::2] = array("i", (up(i) for i in side.pairs[0::2]))
-    side.targets = {
-        folder: {name: tuple(up(i) for i in found) for name, found in memo.items()}
-        for folder, memo in side.targets.items()
-    }
-    side.titled = {up(i): by for i, by in side.titled.items()}
+    new.spelled.update(dict.fromkeys(spellings, p))
     return new
+
+
+def _drop_pages(
+    vault: Vault, side: Sidecar, summary: Summary, pages: list[_Dropped]
+) -> Summary | None:
+    """``summary`` without the topics of the ordinary pages that went (``side`` already without
+    their files), their mentions no longer counted; None unless nothing named them (else they
+    live on without a file), they had no alias, tombstone, property key or namespace, titled no
+    page without a file, and no other topic or alias shares a title (a query would change)."""
+    key, titles, new = vault.flavor.page_key, summary.titles, copy.copy(summary)
+    new.undated = array("i", summary.undated)
+    for page in pages:
+        p, title = page.topic, titles[page.topic]
+        if summary.paths[p] != page.rel or summary.starts[p] != summary.starts[p + 1]:
+            return None
+        bare = head(PageFacts(title, None, (), None, (), (), ()))
+        if summary.undated[p] or page.head != bare or "/" in title:
+            return None
+        if page.rel in side.titled.values() or key(title) in side.aliases:
+            return None
+        if _fold(key(title)) in _fold("\x00".join(titles[:p] + titles[p + 1 :])):
+            return None
+        for i, n in page.pairs:
+            new.undated[i] -= n
+    new.titles, new.paths = list(titles), list(summary.paths)
+    new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
+    for p in sorted((page.topic for page in pages), reverse=True):  # lower positions hold
+        del new.titles[p], new.paths[p], new.extra[p], new.undated[p], new.starts[p]
+        _renumber(new, side, functools.partial(_without, p))
+    return new
+
+
+def _without(p: int, i: int) -> int:
+    """Position ``i`` once the topic at ``p`` is gone (-1: it was that one)."""
+    return -1 if i == p else i - (i > p)
+
+
+def _renumber(summary: Summary, side: Sidecar, move: Callable[[int], int]) -> None:
+    """Every topic position in the summary's query tables and in ``side`` moved (-1: gone)."""
+    summary.names = {k: j for k, i in summary.names.items() if (j := move(i)) >= 0}
+    summary.spelled = {k: j for k, i in summary.spelled.items() if (j := move(i)) >= 0}
+    side.own = array("i", (move(i) if i >= 0 else i for i in side.own))
+    side.pairs[0::2] = array("i", (move(i) for i in side.pairs[0::2]))
+    side.targets = {
+        folder: {name: tuple(j for i in found if (j := move(i)) >= 0) for name, found in m.items()}
+        for folder, m in side.targets.items()
+    }
+    side.titled = {j: by for i, by in side.titled.items() if (j := move(i)) >= 0}
+
+
+def _fold(text: str) -> str:
+    """Case- and normalisation-insensitive text, for comparing names."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).lower()
 
 
 #: For one changed journal file: its day, its page title, and per topic position its mentions

@@ -620,7 +620,22 @@ def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
         cases: list[Callable[[str], str]] = [str.lower, str.upper, str.title, str.strip]
         spelled = [rng.choice(cases)(t) for t in titles]
         line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(1, 3)))
-        kind = rng.choice(["edit", "new", "delete", "page", "page", "unlink"])
+        kind = rng.choice(["edit", "new", "delete", "page", "page", "unlink", "scratch", "drop"])
+        if kind == "scratch":  # a page nothing names yet
+            path = root / "pages" / f"scratch {rng.randint(0, 99)}.md"
+            path.write_text(line + "\n")
+            pages.append(path)
+            backdate(path)
+        elif kind == "drop" and len(pages) > 3:
+            path = pages.pop(rng.randrange(len(pages)))
+            if rng.random() < 0.5:
+                path.unlink()
+            else:
+                pages.append(path.rename(path.with_name(f"renamed {rng.randint(0, 99)}.md")))
+        if kind in ("scratch", "drop"):
+            pages = [p for p in pages if p.exists()]
+            assert columns(cached(root)) == columns(rebuilt(root))
+            continue
         if kind == "new":
             path = root / "journals" / f"2026_12_{rng.randint(1, 28):02d}.md"
         else:
@@ -639,3 +654,38 @@ def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
         backdate(path)
         assert columns(cached(root)) == columns(rebuilt(root))
     assert any(result is not None for result in spy)
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+def test_a_page_nothing_names_that_goes_or_is_renamed_is_patched(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str
+) -> None:
+    """A page deleted or renamed that nothing names (a scratch page) is patched out (and in,
+    under its new name); one that is named lives on without a file in Logseq, or leaves its
+    links unresolved in Obsidian: a rebuild says so."""
+    root: Path = request.getfixturevalue(fixture)
+    before = cached(root)
+    named = next(
+        p
+        for i, p in enumerate(before.paths)
+        if p and (before.undated[i] or before.starts[i] < before.starts[i + 1])
+    )
+    folder = (root / named).parent
+    scratch = [folder / f"Scratch {n}.md" for n in range(3)]
+    for n, path in enumerate(scratch):
+        path.write_text(f"- notes {n} on [[{Path(named).stem}]]\n")
+    backdate_all(root)
+    cached(root)
+    changes: list[Callable[[], object]] = [
+        lambda: scratch[0].unlink(),
+        lambda: scratch[1].rename(folder / "Scratch Renamed.md"),
+        lambda: (root / named).unlink(),  # it is named: not patched
+    ]
+    for n, change in enumerate(changes):
+        change()
+        spy.clear()
+        found = cached(root)
+        assert (spy[-1] is not None) == (n < 2), n
+        again = rebuilt(root)
+        assert columns(found) == columns(again)
+        assert names(found) == names(again)
