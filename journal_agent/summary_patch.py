@@ -672,11 +672,12 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
+    texts = {text: n for n, text in enumerate(new.strings)}
     for i in sorted(touched):
         lo, hi = old.starts[i], old.starts[i + 1]
         for name in columns:
             getattr(new, name).extend(getattr(old, name)[done:lo])
-        rows = _rows(old, new, i, fresh, ids)
+        rows = _rows(old, new, i, fresh, ids, texts)
         for row in rows:
             for name, value in zip(columns, row, strict=True):
                 getattr(new, name).append(value)
@@ -690,6 +691,11 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
             shift += counts[i] - (old.starts[i + 1] - old.starts[i])
         starts.append(old.starts[i + 1] + shift)
     new.starts = array("i", starts)
+    used = sorted(set(new.texts))
+    if len(new.strings) > 2 * len(used) + 64:  # texts edited away pile up: drop them
+        moved = {k: n for n, k in enumerate(used)}
+        new.strings = [new.strings[k] for k in used]
+        new.texts = array("i", [moved[k] for k in new.texts])
     return new
 
 
@@ -710,10 +716,11 @@ def _touched(old: Summary, fresh: _Fresh, ids: dict[str, int], side: Sidecar) ->
 
 
 def _rows(
-    old: Summary, new: Summary, i: int, fresh: _Fresh, ids: dict[str, int]
+    old: Summary, new: Summary, i: int, fresh: _Fresh, ids: dict[str, int], texts: dict[str, int]
 ) -> list[tuple[int, int, int, int, int]]:
     """Topic ``i``'s mentions: the old ones from unchanged files and the changed files' new
-    ones, as column values (day, source, line, resolution, text), in `queries._order`."""
+    ones, as column values (day, source, line, resolution, text), in `queries._order`
+    (``texts``: the position of each string in ``new.strings``, a new one added)."""
     gone = set(ids.values())
     rows = [
         (old.days[k], old.files[old.sources[k]][0], old.lines[k], old.sources[k],
@@ -723,9 +730,9 @@ def _rows(
     ]  # fmt: skip
     for rel, (day, _title, per) in fresh.items():
         for line, (resolution, text) in per.get(i, {}).items():
-            new.strings.append(text)
-            rows.append(
-                (day.toordinal(), rel, line, ids[rel], int(resolution), len(new.strings) - 1)
-            )
+            if text not in texts:
+                texts[text] = len(new.strings)
+                new.strings.append(text)
+            rows.append((day.toordinal(), rel, line, ids[rel], int(resolution), texts[text]))
     rows.sort(key=lambda r: (r[0], r[1], r[2]))
     return [(d, src, line, res, text) for d, _path, line, src, res, text in rows]

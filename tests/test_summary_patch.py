@@ -689,3 +689,26 @@ def test_a_page_nothing_names_that_goes_or_is_renamed_is_patched(
         again = rebuilt(root)
         assert columns(found) == columns(again)
         assert names(found) == names(again)
+
+
+def test_a_summary_patched_all_day_keeps_its_size(tmp_path: Path, spy: list[Any]) -> None:
+    """A person rewording the same line of today's page again and again: each patch stores the
+    new text once, and texts edited away do not pile up in the cached summary."""
+    from .test_queries import logseq
+
+    root = logseq(
+        tmp_path / "v",
+        {"Other": "- about [[Other]]\n"},
+        {"2026-11-28": "- met [[Other]] folks\n", "2026-11-29": "- a day with [[Other]]\n"},
+    )
+    backdate_all(root)
+    day = root / "journals" / "2026_11_29.md"
+    sizes = []
+    for n in range(150):
+        day.write_text(f"- a day with [[Other]], take {n}\n- and [[Other]] again\n")
+        backdate(day)
+        found = cached(root)
+        sizes.append(len(found.strings))
+    assert all(result is not None for result in spy[1:])
+    assert max(sizes) <= 2 * len(set(found.texts)) + 64 + 2
+    assert columns(found) == columns(rebuilt(root))
