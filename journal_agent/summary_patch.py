@@ -7,8 +7,8 @@ mentions, which sit in each topic's column as one run (same day, same file). So 
 changed file is a journal page that
 
 * existed when the summary was built (one that came or went: below),
-* names only pages the summary already resolved (a new name could create a Logseq page that
-  exists by reference, a new topic), and
+* names only pages the summary already resolved, or names no file used before that can land on
+  no existing page (`_new_names`: in Logseq a new topic without a file), and
 * carries no alias, title or tombstone, and keeps naming each topic without a file that it
   titles, in the same spelling (either could change which pages exist, or their titles),
 
@@ -40,6 +40,7 @@ import datetime as dt
 import functools
 import hashlib
 import pickle
+import unicodedata
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -280,23 +281,28 @@ def refresh(
     dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
     added = [n for n in differing if files[n].rel in new_pages]
     pages = [n for n in differing if n not in dated and files[n].rel not in new_pages]
-    patched: Summary | None = old
+    read = {files[n].rel: _facts(vault, files[n].rel) for n in differing}
+    patched = _new_names(vault, side, old, read, exclude)  # names nobody used before
+    if patched is None:
+        return None
     if dated or gone:
-        fresh = _fresh_mentions(vault, [files[n] for n in dated], dated, side, old, set(came))
+        fresh = _fresh_mentions(
+            vault, [files[n] for n in dated], dated, side, patched, set(came), read
+        )
         if fresh is not None and (came or gone):
             days = [(rel, fresh[rel][1]) for rel in came if rel not in new_pages]
             days += [(rel, vault.describe(rel)[0]) for rel in gone]
-            fresh = None if _named(vault, side, old, days) else fresh
+            fresh = None if _named(vault, side, patched, days) else fresh
         if fresh is not None:
             fresh.update((rel, (vault.date_of(rel) or dt.date.min, "", {})) for rel in gone)
-        patched = _patch(old, fresh, side, stamp) if fresh is not None else None
+        patched = _patch(patched, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
-        patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched)
+        patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched, read)
     if dropped and patched is not None:
         patched = _drop_pages(vault, side, patched, dropped)
     for n in added:
         if patched is not None:
-            patched = _add_page(vault, files[n].rel, n, side, patched, exclude)
+            patched = _add_page(vault, files[n].rel, n, side, patched, exclude, read)
     if patched is None:
         return None
     patched.stamp, patched.racy, patched.guard = stamp, racy, guard
@@ -305,6 +311,81 @@ def refresh(
     data = {"format": FORMAT, "side": side}
     write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
     return patched
+
+
+def _facts(vault: Vault, rel: str) -> PageFacts | None:
+    """The changed file's facts; None if it cannot be read (the caller rebuilds)."""
+    try:
+        return page_facts(vault, rel, vault.read_page(rel))
+    except UnreadablePage:
+        return None
+
+
+def _new_names(
+    vault: Vault,
+    side: Sidecar,
+    summary: Summary,
+    read: dict[str, PageFacts | None],
+    exclude: frozenset[str],
+) -> Summary | None:
+    """``summary`` (and ``side``) ready for the names the changed files use that no file used
+    when it was built. In Logseq a name makes a page: one that no page, alias or date takes is a
+    new topic without a file, titled by its first spelling in the first changed file (listing
+    order) that uses it. In Obsidian and plain Markdown a name whose file name no topic has
+    lands on no topic. None when a name may land anywhere else (a namespace, an alias, an
+    encoded or relative link to a topic): the caller rebuilds."""
+    logseq = vault.flavor.resolution == "logseq"
+    key, titles = vault.flavor.page_key, dict[str, int]()
+    stems: set[str] | None = None
+    new: dict[str, list[str]] = {}  # key -> its spellings, the first one first
+    titled: dict[str, str] = {}  # key -> the first file that uses it
+    for rel in sorted(read):
+        facts = read[rel]
+        if facts is None:
+            return None
+        folder = rel.rpartition("/")[0] if side.by_folder else ""
+        memo = side.targets.get(folder, {})
+        for target, *_ in facts.mentions:
+            if target in memo:
+                continue
+            titles = titles or _titles(vault, summary)
+            if _by_title(vault, target, titles, side) is not None:
+                continue
+            k = key(target)
+            if not logseq:
+                if stems is None:
+                    stems = {
+                        key(p.rpartition("/")[2].rpartition(".")[0]) for p in summary.paths if p
+                    }
+                last = k.removesuffix(".md").rpartition("/")[2]
+                if "%" in k or last in stems:
+                    return None
+                side.targets.setdefault(folder, {})[target] = ()
+            elif vault.journal_names and vault.journal_names.day_of(target):
+                side.targets.setdefault("", {})[target] = ()  # the day's journal: no topic
+            else:
+                if not k or k in titles or k in side.aliases or k in exclude or "/" in target:
+                    return None
+                if target != unicodedata.normalize("NFC", target):
+                    return None  # titled otherwise than spelled
+                new.setdefault(k, [])
+                if target not in new[k]:
+                    new[k].append(target)
+                titled.setdefault(k, rel)
+    if not new:
+        return summary
+    from .registry import query_keys
+
+    query_key = query_keys(vault)
+    for k, spellings in sorted(new.items()):
+        titled_keys, paths = summary.titles, summary.paths
+        p = bisect.bisect_left(
+            range(len(titled_keys)), (k, ""), key=lambda i: (key(titled_keys[i]), paths[i] or "")
+        )
+        summary = _with_topic(summary, side, p, None, (spellings[0],), query_key)
+        side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
+        side.titled[p] = titled[k]
+    return summary
 
 
 class _Dropped(NamedTuple):
@@ -383,15 +464,20 @@ def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str
 
 
 def _add_page(
-    vault: Vault, rel: str, n: int, side: Sidecar, summary: Summary, exclude: frozenset[str]
+    vault: Vault,
+    rel: str,
+    n: int,
+    side: Sidecar,
+    summary: Summary,
+    exclude: frozenset[str],
+    read: dict[str, PageFacts | None],
 ) -> Summary | None:
     """``summary`` with the ordinary page that came at ``n`` in ``side.rels`` as a new topic,
     and its mentions counted; None unless it is a page no name, topic or query lands on yet
     (`_named`), with no alias, no namespace and no new property key, naming only topics the
     summary resolved."""
-    try:
-        facts = page_facts(vault, rel, vault.read_page(rel))
-    except UnreadablePage:
+    facts = read.get(rel)
+    if facts is None:
         return None
     key = vault.flavor.page_key
     if facts.date is not None or facts.aliases or not meta_keys(facts, vault.flavor) <= side.meta:
@@ -427,13 +513,13 @@ def _with_topic(
     summary: Summary,
     side: Sidecar,
     p: int,
-    rel: str,
+    rel: str | None,
     spellings: tuple[str, ...],
     query_key: Callable[[str], str],
 ) -> Summary:
-    """``summary`` with a topic for the page at ``rel`` (nothing mentions it yet) at position
-    ``p``, and every position from ``p`` on, in it and in ``side``, one further. ``spellings``:
-    its title, then the other names a query finds it by."""
+    """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
+    mentions it yet) at position ``p``, and every position from ``p`` on, in it and in
+    ``side``, one further. ``spellings``: its title, then the other names a query finds it by."""
     new = copy.copy(summary)
     new.titles, new.paths = list(summary.titles), list(summary.paths)
     new.titles.insert(p, spellings[0])
@@ -499,8 +585,6 @@ def _renumber(summary: Summary, side: Sidecar, move: Callable[[int], int]) -> No
 
 def _fold(text: str) -> str:
     """Case- and normalisation-insensitive text, for comparing names."""
-    import unicodedata
-
     return unicodedata.normalize("NFC", text).lower()
 
 
@@ -516,6 +600,7 @@ def _fresh_mentions(
     side: Sidecar,
     old: Summary,
     came: set[str],
+    read: dict[str, PageFacts | None],
 ) -> _Fresh | None:
     """The changed journal pages' mentions (at ``where`` in ``side.rels``; those in ``came``
     are new), when each lands where it did when the summary was built."""
@@ -525,11 +610,8 @@ def _fresh_mentions(
         day = vault.date_of(f.rel)
         if day is None or f.rel in side.marked or f.rel.endswith(".org"):
             return None
-        try:
-            facts = page_facts(vault, f.rel, vault.read_page(f.rel))
-        except UnreadablePage:
-            return None
-        if facts.date != day or facts.aliases or facts.superseded_by:
+        facts = read.get(f.rel)
+        if facts is None or facts.date != day or facts.aliases or facts.superseded_by:
             return None
         own = journal_head(facts, vault.flavor)
         if f.rel in came and meta_keys(facts, vault.flavor) <= side.meta:
@@ -590,7 +672,12 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str
 
 
 def _patch_pages(
-    vault: Vault, changed: list[PageFile], where: list[int], side: Sidecar, summary: Summary
+    vault: Vault,
+    changed: list[PageFile],
+    where: list[int],
+    side: Sidecar,
+    summary: Summary,
+    read: dict[str, PageFacts | None],
 ) -> Summary | None:
     """``summary`` with the undated counts of the changed ordinary pages (at ``where`` in
     ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed, a
@@ -599,11 +686,12 @@ def _patch_pages(
     undated = array("i", summary.undated)
     titles: dict[str, int] = {}
     for f, n in zip(changed, where, strict=True):
-        try:
-            facts = page_facts(vault, f.rel, vault.read_page(f.rel))
-        except UnreadablePage:
-            return None
-        if facts.date is not None or head(facts) != side.heads[n * HEAD : (n + 1) * HEAD]:
+        facts = read.get(f.rel)
+        if (
+            facts is None
+            or facts.date is not None
+            or head(facts) != side.heads[n * HEAD : (n + 1) * HEAD]
+        ):
             return None
         per_topic = _landing(vault, side, summary, f.rel, facts, titles)
         if per_topic is None:

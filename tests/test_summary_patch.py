@@ -123,8 +123,8 @@ def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
 @pytest.mark.parametrize(
     "change",
     [
-        "new-name",  # a Logseq page that exists only by reference: a new topic
-        "page",  # a topic page that now names a page nobody named
+        "new-name",  # a new namespaced name: its parent may be a new page too
+        "page",  # a topic page that now names a namespace nobody named
         "new-page",  # a page came that a journal names
         "alias",  # a journal page given an alias
         "ghost-dropped",  # the only reference to a page without a file removed
@@ -137,11 +137,11 @@ def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], chang
     backdate_all(root)
     cached(root)
     if change == "new-name":
-        day.write_text(day.read_text() + "- about [[Brand New Thing]]\n")
+        day.write_text(day.read_text() + "- about [[Brand/New Thing]]\n")
         touched = day
     elif change == "page":
         touched = root / "pages" / "Topic 01.md"
-        touched.write_text(touched.read_text() + "- see [[Topic 99 To Come]]\n")
+        touched.write_text(touched.read_text() + "- see [[Topic 99/To Come]]\n")
     elif change == "new-page":  # the page a journal named before it had a file
         touched = root / "pages" / "Ghost.md"
         touched.write_text("- later [[Topic 01]]\n")
@@ -618,7 +618,8 @@ def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
     for _round in range(8):
         days = day_pages(root)
         cases: list[Callable[[str], str]] = [str.lower, str.upper, str.title, str.strip]
-        spelled = [rng.choice(cases)(t) for t in titles]
+        fresh = [f"Fresh Thread {rng.randint(0, 5)}", f"Nov {rng.randint(1, 30)}th, 2026"]
+        spelled = [rng.choice(cases)(t) for t in titles + fresh]
         line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(1, 3)))
         kind = rng.choice(["edit", "new", "delete", "page", "page", "unlink", "scratch", "drop"])
         if kind == "scratch":  # a page nothing names yet
@@ -712,3 +713,36 @@ def test_a_summary_patched_all_day_keeps_its_size(tmp_path: Path, spy: list[Any]
     assert all(result is not None for result in spy[1:])
     assert max(sizes) <= 2 * len(set(found.texts)) + 64 + 2
     assert columns(found) == columns(rebuilt(root))
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(4))
+def test_names_nobody_used_before_are_patched_as_a_rebuild_says(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """Journal and other pages that start using names no file used (in Logseq each is a new
+    page without a file, titled by its first spelling in the first file; in Obsidian and plain
+    Markdown a link to no note), in several spellings across several files at once: patched or
+    rebuilt, the topics, their mentions and the names a query finds them by are the rebuild's,
+    and a name that only one journal page uses is patched."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    before = cached(root)
+    days = day_pages(root)
+    pages = [root / p for p in before.paths if p and "/" not in p.rpartition("/")[0]][:5]
+    backdate_all(root)
+    cached(root)
+    for round_ in range(5):
+        name = f"Unheard Of {seed} {round_}"
+        targets = [rng.choice(days)] if round_ == 0 else rng.sample(days + pages, 2)
+        for path in targets:
+            spelling = rng.choice([name, name.lower(), name.upper()]) if round_ else name
+            path.write_text(path.read_text().rstrip("\n") + f"\n- about [[{spelling}]]\n")
+            backdate(path)
+        spy.clear()
+        found = cached(root)
+        if round_ == 0:
+            assert spy and spy[-1] is not None, "a new name in one journal page"
+        again = rebuilt(root)
+        assert columns(found) == columns(again)
+        assert names(found) == names(again)
