@@ -1,7 +1,7 @@
 """One topic's backlinks without building the graph: what a warm `timeline` needs.
 
 The status summary holds each topic's dated mentions with their texts; its side file
-(`summary_patch.Sidecar`) says which files hold the undated ones, how many, and where each name
+(`sidecar.Sidecar`) says which files hold the undated ones, how many, and where each name
 as written in a file lands. So one topic's backlinks are its summary column plus the mentions
 of those few files, read from the cached index (or scanned, for a handful) and resolved through
 the side file: no registry, no pass over every page. Anything uncertain (a name the summary
@@ -22,7 +22,7 @@ from .vault import PageFile, Vault
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     """The topic ``name`` names with every backlink the graph would give it, or None."""
     from .index import facts_of
-    from .summary_patch import load_side, stat_of
+    from .sidecar import load_side, stat_of
 
     i = summary.find(query_keys(vault)(name))
     side = load_side(summary_path(vault)) if i is not None else None

@@ -109,7 +109,7 @@ class Graph:
         registry, topics = self.registry, self.topics
         by_folder = registry.wiki  # Obsidian resolves a name from the linking note's folder
         memos: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
-        self.resolved = memos  # per folder: each name as written -> where it lands (summary_patch)
+        self.resolved = memos  # per folder: each name as written -> where it lands (sidecar)
         for rel, facts in self.index.files.items():
             own = registry.file_identity(rel, facts)  # a page's references to itself do not count
             memo = memos.setdefault(rel.rpartition("/")[0] if by_folder else "", {})

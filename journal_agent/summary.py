@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .queries import Backlink, Graph, Topic
     from .vault import PageFile, Vault
 
-#: The shape of the summary and of its side file (`summary_patch.Sidecar`), bumped together: a
+#: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
 FORMAT = 9
@@ -316,7 +316,7 @@ def current(
             save(path, cached)
         return cached
     racy = racy_digests(vault, files) if key else {}
-    if key and cached is None:  # a few journal pages edited since: patch (summary_patch)
+    if key and cached is None:  # a few pages changed since: patch (summary_patch)
         from .summary_patch import refresh
 
         patched = refresh(vault, path, kept, files, key, base, racy, guard, exclude)
@@ -327,7 +327,7 @@ def current(
         built = Summary.of(graph, key or "")
         built.racy, built.guard = racy, guard
         if key:
-            from .summary_patch import remember
+            from .sidecar import remember
 
             save(path, built)
             remember(path, graph, built, files, base)
@@ -378,7 +378,7 @@ def _watch_guard(vault: Vault) -> dict[str, Any] | None:
 
 
 def summary_path(vault: Vault) -> str:
-    """Where the summary of ``vault`` is cached (its side file beside it, `summary_patch`)."""
+    """Where the summary of ``vault`` is cached (its side file beside it, `sidecar`)."""
     from .cachedir import cache_name
 
     return cache_name("index", os.path.realpath(vault.root), suffix=".summary")

@@ -28,8 +28,7 @@ is taken out when nothing named it (`_drop_pages`): a rename of such a page is b
 
 Anything else returns None and the caller rebuilds. What the patch needs beyond the summary
 (each file's stat and head, where each name as written resolves, each ordinary page's undated
-counts) is kept in a side file next to it, written when the summary is built. Both are derived
-caches.
+counts) is kept in a side file next to it (`sidecar`). Both are derived caches.
 """
 
 from __future__ import annotations
@@ -38,211 +37,30 @@ import bisect
 import copy
 import datetime as dt
 import functools
-import hashlib
-import pickle
 import unicodedata
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from .cachedir import write_atomic
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
-from .flavors import Flavor
-from .queries import Graph
-from .summary import FORMAT, Summary, save
+from .sidecar import (
+    HEAD,
+    MAX_CHANGED,
+    MAX_SHARE,
+    Dropped,
+    Sidecar,
+    differing,
+    file_stats,
+    head,
+    journal_head,
+    load_side,
+    meta_keys,
+    relist,
+    save_side,
+)
+from .summary import Summary, save
 from .vault import PageFile, Vault
-
-#: More changed files than this share of the vault (and this many): a rebuild, which reuses the
-#: index for the rest, is as quick (measured on the 20k-page bench vault: 100 patched 0.5 s over a
-#: warm run, a rebuild 3.5 s; 1000 about even).
-MAX_SHARE, MAX_CHANGED = 1 / 40, 64
-
-
-@dataclass
-class Sidecar:
-    """What patching a summary needs beyond the summary itself."""
-
-    base: str  # the settings and exclusions the summary was built for
-    stamp: str  # the summary it belongs to
-    rels: list[str]  # every page file, in `Vault.page_files` order
-    stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
-    #: per folder of the linking file ("" where the flavor resolves names the same from
-    #: everywhere): a name as written -> the topics (positions) it lands on
-    targets: dict[str, dict[str, tuple[int, ...]]]
-    by_folder: bool
-    aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
-    #: topics without a file (they exist by being referenced, or are built in) -> the file
-    #: whose spelling titles them: the first, in listing order, that names them ("" if none)
-    titled: dict[int, str]
-    marked: frozenset[str]  # journal files with an alias, a title or a tombstone
-    meta: frozenset[str]  # the keys of every property key any file uses (each is a page)
-    heads: bytes  # `head` of every file, HEAD bytes each, in ``rels`` order
-    own: array[int]  # per file, the position of the topic it is (-1: none listed)
-    #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
-    spans: array[int]
-    pairs: array[int]
-
-
-HEAD = 16
-
-
-def head(facts: PageFacts) -> bytes:
-    """A digest of what an ordinary page gives the registry besides the names it references
-    (see the module's doc): equal heads, the same page with the same names."""
-    return _digest(f"{facts[:4]!r}\x1e{sorted(facts.meta)!r}")  # title .. tombstone, meta names
-
-
-def journal_head(facts: PageFacts, flavor: Flavor) -> bytes:
-    """What a journal page gives the registry besides its mentions: the property keys it uses
-    (a page without a file that is one is a property page; markers and priorities are built-in
-    pages either way)."""
-    return _digest("\x1f".join(sorted(meta_keys(facts, flavor))))
-
-
-def meta_keys(facts: PageFacts, flavor: Flavor) -> set[str]:
-    """The keys of the property keys a page uses (see `journal_head`)."""
-    key = flavor.page_key
-    return {key(n) for n in facts.meta} - {key(n) for n in flavor.built_in_pages}
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
-
-
-NO_KEYS = _digest("")  # `journal_head` of a journal page that uses no property key
-
-
-_U64 = (1 << 64) - 1
-
-
-def _stats(files: list[PageFile]) -> array[int]:
-    """Each file's mtime, size and inode as unsigned 64-bit numbers (an inode may use the top
-    bit, as overlayfs's and NFS's do; an mtime before 1970 is negative)."""
-    return array("Q", [n & _U64 for f in files for n in (f.mtime_ns, f.size, f.inode)])
-
-
-def stat_of(side: Sidecar, n: int) -> tuple[int, int, int]:
-    """File ``n``'s mtime, size and inode as `_stats` keeps them."""
-    mtime, size, inode = side.stats[3 * n : 3 * n + 3]
-    return (mtime - (1 << 64) if mtime >> 63 else mtime), size, inode
-
-
-def _differing(now: array[int], then: array[int], block: int = 256) -> list[int]:
-    """The files whose three numbers differ, compared a block of files at a time."""
-    out = []
-    width = 3 * block
-    for start in range(0, len(now), width):
-        if now[start : start + width] != then[start : start + width]:
-            end = min(start + width, len(now))
-            out += [k // 3 for k in range(start, end, 3) if now[k : k + 3] != then[k : k + 3]]
-    return out
-
-
-def side_path(summary_path: str) -> str:
-    return summary_path + "-side"
-
-
-def remember(
-    summary_path: str, graph: Graph, summary: Summary, files: list[PageFile], base: str
-) -> None:
-    """Keep what a later patch of ``summary`` needs (called when it was built and saved)."""
-    listed = graph.listed(all_pages=True)  # in Summary.of's order
-    position = {id(t): i for i, t in enumerate(listed)}
-    targets = {
-        folder: {
-            name: tuple(position[id(t)] for _key, t in found if id(t) in position)
-            for name, found in memo.items()
-        }
-        for folder, memo in graph.resolved.items()
-    }
-    marked = frozenset(
-        rel
-        for rel, facts in graph.index.files.items()
-        if facts.date is not None and (facts.aliases or facts.superseded_by)
-    )
-    counts: dict[str, dict[int, int]] = {}  # file -> topic position -> undated mentions
-    for i, topic in enumerate(listed):
-        for b in topic.backlinks:
-            if b.date is None:
-                per = counts.setdefault(b.path, {})
-                per[i] = per.get(i, 0) + 1
-    registry, facts = graph.registry, graph.index.files
-    meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
-    titled = {i: "" for i, p in enumerate(summary.paths) if p is None}
-    for f in files:  # in the order their names first appear (`logseq_pages.build_logseq_pages`)
-        memo = targets.get(f.rel.rpartition("/")[0] if registry.wiki else "", {})
-        for target, *_ in facts[f.rel].mentions if f.rel in facts else ():
-            for i in memo.get(target, ()):
-                if titled.get(i) == "":
-                    titled[i] = f.rel
-    heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
-    for f in files:
-        fact = facts.get(f.rel)
-        if fact is None:
-            heads += bytes(HEAD)
-        else:  # a journal page is patched by its mentions (`_fresh_mentions`)
-            heads += head(fact) if fact.date is None else journal_head(fact, registry.flavor)
-        mine = graph.topics.get(registry.file_identity(f.rel, fact)) if fact else None
-        own.append(position.get(id(mine), -1))
-        for i, n in sorted(counts.get(f.rel, {}).items()):
-            pairs.extend((i, n))
-        spans.append(len(pairs) // 2)
-    side = Sidecar(
-        base,
-        summary.stamp,
-        [f.rel for f in files],
-        _stats(files),
-        targets,
-        registry.wiki,
-        frozenset(registry.key(a) for p in registry for a in p.aliases),
-        titled,
-        marked,
-        meta,
-        bytes(heads),
-        own,
-        spans,
-        pairs,
-    )
-    data = {"format": FORMAT, "side": side}
-    write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
-
-
-def load_side(summary_path: str) -> Sidecar | None:
-    try:
-        with open(side_path(summary_path), "rb") as handle:
-            data = pickle.load(handle)
-        side = data["side"]
-        if data["format"] == FORMAT and isinstance(side, Sidecar) and _complete(side):
-            return side
-    except Exception:  # missing, foreign or corrupt: the caller rebuilds
-        pass
-    return None
-
-
-def _complete(side: Sidecar) -> bool:
-    """Whether an unpickled sidecar has every field, each of its type (a cache written by
-    another version must be rebuilt, never half-read)."""
-    kinds = {
-        "base": str,
-        "stamp": str,
-        "rels": list,
-        "stats": array,
-        "targets": dict,
-        "by_folder": bool,
-        "aliases": frozenset,
-        "titled": dict,
-        "marked": frozenset,
-        "meta": frozenset,
-        "heads": bytes,
-        "own": array,
-        "spans": array,
-        "pairs": array,
-    }
-    fields = vars(side)
-    return fields.keys() == kinds.keys() and all(isinstance(fields[k], t) for k, t in kinds.items())
 
 
 def refresh(
@@ -266,22 +84,22 @@ def refresh(
     rels = [f.rel for f in files]
     came: list[str] = []
     gone: list[str] = []
-    dropped: list[_Dropped] = []
+    dropped: list[Dropped] = []
     if rels != side.rels:
-        relisted = _relist(vault, side, rels)
+        relisted = relist(vault, side, rels)
         if relisted is None:
             return None
         came, gone, dropped = relisted
-    now = _stats(files)
-    differing = _differing(now, side.stats)
-    changed = len(differing) + len(gone) + len(dropped)
+    now = file_stats(files)
+    changed_at = differing(now, side.stats)
+    changed = len(changed_at) + len(gone) + len(dropped)
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
     new_pages = {rel for rel in came if vault.date_of(rel) is None}
-    dated = [n for n in differing if vault.date_of(files[n].rel) is not None]
-    added = [n for n in differing if files[n].rel in new_pages]
-    pages = [n for n in differing if n not in dated and files[n].rel not in new_pages]
-    read = {files[n].rel: _facts(vault, files[n].rel) for n in differing}
+    dated = [n for n in changed_at if vault.date_of(files[n].rel) is not None]
+    added = [n for n in changed_at if files[n].rel in new_pages]
+    pages = [n for n in changed_at if n not in dated and files[n].rel not in new_pages]
+    read = {files[n].rel: _facts(vault, files[n].rel) for n in changed_at}
     patched = _new_names(vault, side, old, read, exclude)  # names nobody used before
     if patched is None:
         return None
@@ -308,8 +126,7 @@ def refresh(
     patched.stamp, patched.racy, patched.guard = stamp, racy, guard
     save(summary_path, patched)
     side.stamp, side.stats = stamp, now
-    data = {"format": FORMAT, "side": side}
-    write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+    save_side(summary_path, side)
     return patched
 
 
@@ -386,55 +203,6 @@ def _new_names(
         side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
         side.titled[p] = titled[k]
     return summary
-
-
-class _Dropped(NamedTuple):
-    """An ordinary page that went, as the side file knew it."""
-
-    rel: str
-    topic: int  # its position
-    head: bytes
-    pairs: list[tuple[int, int]]  # the topics it named (positions) and how many times
-
-
-def _relist(
-    vault: Vault, side: Sidecar, rels: list[str]
-) -> tuple[list[str], list[str], list[_Dropped]] | None:
-    """The pages that came, the journal pages that went and the ordinary pages that went since
-    ``side`` was written, its per-file tables made to follow the new listing ``rels`` (one that
-    came reads as changed: its stat is zeros); None when a journal page that went gave the
-    registry anything but its mentions (an alias, a title, a property key: `journal_head`) or
-    an ordinary page that went was no topic."""
-    before, after = set(side.rels), set(rels)
-    came, gone = sorted(after - before), sorted(before - after)
-    if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
-        return None
-    if any(rel in side.marked for rel in gone):
-        return None
-    heads, width, dropped = bytearray(side.heads), 3, []
-    for n in sorted((side.rels.index(rel) for rel in gone), reverse=True):
-        lo, hi = side.spans[n], side.spans[n + 1]
-        own = heads[n * HEAD : (n + 1) * HEAD]
-        if vault.date_of(side.rels[n]) is None:
-            if side.own[n] < 0:
-                return None  # an excluded page, or one whose title another file took
-            pairs = [(side.pairs[2 * k], side.pairs[2 * k + 1]) for k in range(lo, hi)]
-            dropped.append(_Dropped(side.rels[n], side.own[n], bytes(own), pairs))
-            del side.pairs[2 * lo : 2 * hi]
-            side.spans[n + 1 :] = array("i", (s - (hi - lo) for s in side.spans[n + 1 :]))
-        elif lo != hi or own != NO_KEYS:
-            return None
-        del side.rels[n], side.own[n], side.spans[n + 1]
-        del side.stats[width * n : width * (n + 1)], heads[n * HEAD : (n + 1) * HEAD]
-    for n in sorted(rels.index(rel) for rel in came):
-        side.rels.insert(n, rels[n])
-        side.own.insert(n, -1)
-        side.spans.insert(n, side.spans[n])
-        side.stats[width * n : width * n] = array("Q", bytes(8 * width))
-        heads[n * HEAD : n * HEAD] = NO_KEYS  # replaced by its own (`_fresh_mentions`)
-    side.heads = bytes(heads)
-    journals = [rel for rel in gone if vault.date_of(rel) is not None]
-    return (came, journals, dropped) if side.rels == rels else None
 
 
 def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]]) -> bool:
@@ -536,7 +304,7 @@ def _with_topic(
 
 
 def _drop_pages(
-    vault: Vault, side: Sidecar, summary: Summary, pages: list[_Dropped]
+    vault: Vault, side: Sidecar, summary: Summary, pages: list[Dropped]
 ) -> Summary | None:
     """``summary`` without the topics of the ordinary pages that went (``side`` already without
     their files), their mentions no longer counted; None unless nothing named them (else they

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent import summary_patch
+from journal_agent import sidecar, summary_patch
 from journal_agent.api import Query
 from journal_agent.summary import Summary
 
@@ -407,8 +407,8 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
         PageFile("journals/a.md", -1_000_000_000, 10, 2**63 + 7),
         PageFile("pages/b.md", 1_764_000_000_000_000_000, 0, 2**64 - 1),
     ]
-    side = cast(summary_patch.Sidecar, SimpleNamespace(stats=summary_patch._stats(files)))
-    assert [summary_patch.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in files]
+    side = cast(sidecar.Sidecar, SimpleNamespace(stats=sidecar.file_stats(files)))
+    assert [sidecar.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in files]
     fingerprint = _fingerprint(open_vault(logseq_vault))
     other = [files[0]._replace(inode=7), files[1]]
     assert stamp(fingerprint, files) != stamp(fingerprint, other)
