@@ -145,12 +145,14 @@ def _new_names(
     read: dict[str, PageFacts | None],
     exclude: frozenset[str],
 ) -> Summary | None:
-    """``summary`` (and ``side``) ready for the names the changed files use that no file used
-    when it was built. In Logseq a name makes a page: one that no page, alias or date takes is a
-    new topic without a file, titled by its first spelling in the first changed file (listing
-    order) that uses it. In Obsidian and plain Markdown a name whose file name no topic has
-    lands on no topic. None when a name may land anywhere else (a namespace, an alias, an
-    encoded or relative link to a topic): the caller rebuilds."""
+    """``summary`` (and ``side``) ready for the names the changed files use that were not seen
+    from their folder when it was built: each one's landing added to the side file's
+    ``targets``. A topic's own title lands on it (`_by_title`). In Logseq another name makes a
+    page: one that no page, alias or date takes is a new topic without a file, titled by its
+    first spelling in the first changed file (listing order) that uses it. In Obsidian and
+    plain Markdown a name whose file name no topic has lands on no topic. None when a name may
+    land anywhere else (a namespace, an alias, an encoded or relative link to a topic): the
+    caller rebuilds."""
     logseq = vault.flavor.resolution == "logseq"
     key, titles = vault.flavor.page_key, dict[str, int]()
     stems: set[str] | None = None
@@ -166,7 +168,9 @@ def _new_names(
             if target in memo:
                 continue
             titles = titles or _titles(vault, summary)
-            if _by_title(vault, target, titles, side) is not None:
+            found = _by_title(vault, target, titles, side)
+            if found is not None:
+                side.targets.setdefault(folder, {})[target] = found
                 continue
             k = key(target)
             if not logseq:
@@ -195,10 +199,7 @@ def _new_names(
 
     query_key = query_keys(vault)
     for k, spellings in sorted(new.items()):
-        titled_keys, paths = summary.titles, summary.paths
-        p = bisect.bisect_left(
-            range(len(titled_keys)), (k, ""), key=lambda i: (key(titled_keys[i]), paths[i] or "")
-        )
+        p = _place(summary, key, (k, ""))
         summary = _with_topic(summary, side, p, None, (spellings[0],), query_key)
         side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
         side.titled[p] = titled[k]
@@ -252,14 +253,10 @@ def _add_page(
         return None
     if key(facts.title) in exclude or _named(vault, side, summary, [(rel, facts.title)]):
         return None
-    per_topic = _landing(vault, side, summary, rel, facts, {})
+    per_topic = _landing(side, summary, rel, facts)
     if per_topic is None:
         return None
-    order = (key(facts.title), rel)  # the registry's order of pages, and so of topics
-    titled, paths = summary.titles, summary.paths
-    p = bisect.bisect_left(
-        range(len(titled)), order, key=lambda i: (key(titled[i]), paths[i] or "")
-    )
+    p = _place(summary, key, (key(facts.title), rel))
     from .registry import query_keys
 
     spellings = (facts.title,) if vault.flavor.resolution == "logseq" else (facts.title, rel)
@@ -275,6 +272,15 @@ def _add_page(
     side.pairs[2 * lo : 2 * lo] = pairs
     side.spans[n + 1 :] = array("i", (s + len(pairs) // 2 for s in side.spans[n + 1 :]))
     return summary
+
+
+def _place(summary: Summary, key: Callable[[str], str], order: tuple[str, str]) -> int:
+    """Where a new topic goes: the registry's order of pages (by title key, then path) is the
+    order of topics."""
+    titles, paths = summary.titles, summary.paths
+    return bisect.bisect_left(
+        range(len(titles)), order, key=lambda i: (key(titles[i]), paths[i] or "")
+    )
 
 
 def _with_topic(
@@ -373,7 +379,6 @@ def _fresh_mentions(
     """The changed journal pages' mentions (at ``where`` in ``side.rels``; those in ``came``
     are new), when each lands where it did when the summary was built."""
     out: _Fresh = {}
-    titles: dict[str, int] = {}
     for f, n in zip(changed, where, strict=True):
         day = vault.date_of(f.rel)
         if day is None or f.rel in side.marked or f.rel.endswith(".org"):
@@ -386,7 +391,7 @@ def _fresh_mentions(
             side.heads = side.heads[: n * HEAD] + own + side.heads[(n + 1) * HEAD :]
         if own != side.heads[n * HEAD : (n + 1) * HEAD]:
             return None  # it uses other property keys: a property page may come or go
-        per_topic = _landing(vault, side, old, f.rel, facts, titles)
+        per_topic = _landing(side, old, f.rel, facts)
         if per_topic is None:
             return None
         out[f.rel] = (day, facts.title, per_topic)
@@ -394,27 +399,16 @@ def _fresh_mentions(
 
 
 def _landing(
-    vault: Vault,
-    side: Sidecar,
-    summary: Summary,
-    rel: str,
-    facts: PageFacts,
-    titles: dict[str, int],
+    side: Sidecar, summary: Summary, rel: str, facts: PageFacts
 ) -> dict[int, dict[int, tuple[bool, str]]] | None:
     """Where the mentions of the changed file ``rel`` land: per topic position, per line (one
-    per block), whether it is a resolution and its text. None when a name was not seen when the
-    summary was built (it may land elsewhere, or make a new page) and is no topic's own title
-    (`_by_title`; ``titles``: filled on first use), or the file would retitle a page without a
-    file (`_titles_hold`)."""
+    per block), whether it is a resolution and its text. None when the file would retitle a
+    page without a file (`_titles_hold`)."""
     resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
     per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
     first: dict[int, str] = {}  # each page without a file it names: its first spelling here
     for target, line, resolution, text in facts.mentions:
-        positions = resolved.get(target)
-        if positions is None:
-            if not titles:
-                titles.update(_titles(vault, summary))
-            positions = _by_title(vault, target, titles, side)
+        positions = resolved.get(target)  # every name is known here (`_new_names`)
         if positions is None:
             return None
         for i in positions:
@@ -448,11 +442,9 @@ def _patch_pages(
     read: dict[str, PageFacts | None],
 ) -> Summary | None:
     """``summary`` with the undated counts of the changed ordinary pages (at ``where`` in
-    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed, a
-    name it now uses lands nowhere known (`_landing`), or it stops naming a page without a file
-    that it titles."""
+    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed, or
+    it stops naming (or respells) a page without a file that it titles."""
     undated = array("i", summary.undated)
-    titles: dict[str, int] = {}
     for f, n in zip(changed, where, strict=True):
         facts = read.get(f.rel)
         if (
@@ -461,7 +453,7 @@ def _patch_pages(
             or head(facts) != side.heads[n * HEAD : (n + 1) * HEAD]
         ):
             return None
-        per_topic = _landing(vault, side, summary, f.rel, facts, titles)
+        per_topic = _landing(side, summary, f.rel, facts)
         if per_topic is None:
             return None
         per_topic.pop(side.own[n], None)  # a page's references to itself do not count
