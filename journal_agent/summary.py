@@ -146,6 +146,11 @@ class Summary:
     def spelled(self, value: dict[str, int]) -> None:
         self._names = {**self._names, "spelled": value}
 
+    def keep_names(self, other: Summary) -> None:
+        """Take ``other``'s name tables as they are: still marshalled if nobody read them (a
+        patch that moves no topic neither reads nor rewrites them)."""
+        self._names = dict(other._names)
+
     def _table(self, name: str) -> dict[str, int]:
         table = self._names[name]
         if isinstance(table, bytes):
@@ -446,6 +451,8 @@ def save(path: str, summary: Summary) -> None:
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
-    data.update((name, marshal.dumps(getattr(summary, name))) for name in _NAMES)
+    for name in _NAMES:  # as read, unless a table was
+        table = summary._names[name]
+        data[name] = table if isinstance(table, bytes) else marshal.dumps(table)
     data["format"] = FORMAT
     write_atomic(Path(path), marshal.dumps(data))

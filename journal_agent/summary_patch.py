@@ -516,7 +516,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
-    new.names, new.spelled = old.names, old.spelled  # no page came, went or changed its name
+    new.keep_names(old)  # no page came, went or changed its name
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
