@@ -11,6 +11,7 @@ be the graph's.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 from pathlib import Path
@@ -71,11 +72,11 @@ def test_lookups_from_the_summary_are_the_graphs(
         real(self, *args, **kw)
 
     mention_itself(root)
-    names = spellings(root)
     api.topics(vault=root, as_of=AS_OF)  # the summary, cached
     monkeypatch.setattr(queries.Graph, "__init__", counted)
     found = 0
-    for round_ in range(2):
+    for round_ in range(3):
+        names = spellings(root)
         summary = Query.of(root, AS_OF, None, True).summary()
         key = query_keys(open_vault(root))
         for name in names:
@@ -87,17 +88,41 @@ def test_lookups_from_the_summary_are_the_graphs(
             assert warm == answer(root, name, False), name
         if round_ == 0:
             edit_some(root)
+        elif round_ == 1:
+            come_and_go(root)
     assert found > 0
 
 
 def mention_itself(root: Path) -> None:
-    """Make a few pages link themselves (a page's references to itself are no backlinks)."""
+    """Make a few pages link themselves (a page's references to itself are no backlinks), and
+    one page that nothing names (`come_and_go` deletes it)."""
     registry, _ = load_registry(open_vault(root), use_cache=False)
     own = [p for p in registry if p.path and p.date is None and not p.path.startswith(".")]
     for page in own[:3]:
         assert page.path is not None
         path = root / page.path
         path.write_text(path.read_text().rstrip("\n") + f"\n- about [[{page.title}]] itself\n")
+    known = next(p for p in registry if p.path and p.date is None and "/" not in p.title)
+    assert known.path is not None
+    (root / known.path).parent.joinpath("Scratch.md").write_text("- a scratch note\n")
+
+
+def come_and_go(root: Path) -> None:
+    """The new day's journal page about a known page and a name nobody used, a new page that
+    nothing names yet, and a page that nothing named deleted: each patches the summary."""
+    vault = open_vault(root)
+    registry, _ = load_registry(vault, use_cache=False)
+    known = next(p for p in registry if p.path and p.date is None and "/" not in p.title)
+    day = root / vault.journal_rel(dt.date(2026, 11, 30))
+    day.parent.mkdir(parents=True, exist_ok=True)
+    day.write_text(f"- more on [[{known.title}]] and [[Quite New Thing]]\n")
+    assert known.path is not None
+    folder = (root / known.path).parent
+    (folder / "Fresh Page.md").write_text(f"- notes on [[{known.title}]]\n")
+    (folder / "Scratch.md").unlink(missing_ok=True)
+    stamp = time.time_ns() - 3_000_000_000
+    for path in (day, folder / "Fresh Page.md"):
+        os.utime(path, ns=(stamp, stamp))
 
 
 def edit_some(root: Path) -> None:

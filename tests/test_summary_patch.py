@@ -746,3 +746,36 @@ def test_names_nobody_used_before_are_patched_as_a_rebuild_says(
         again = rebuilt(root)
         assert columns(found) == columns(again)
         assert names(found) == names(again)
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+def test_pages_that_come_and_go_with_new_names_at_once_are_patched(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str
+) -> None:
+    """In one refresh: a page nothing named deleted, another added, and the new day's journal
+    page naming a known page and names nobody used (new topics move every position after
+    them): patched, and what a rebuild says."""
+    root: Path = request.getfixturevalue(fixture)
+    before = cached(root)
+    known = next(
+        t
+        for t, p in zip(before.titles, before.paths, strict=True)
+        if p and "/" not in t and t in before.spelled
+    )
+    folder = (root / before.paths[before.titles.index(known)]).parent  # type: ignore[operator]
+    (folder / "Scratch.md").write_text("- a scratch note\n")
+    backdate_all(root)
+    cached(root)
+    (folder / "Scratch.md").unlink()
+    (folder / "Fresh Page.md").write_text(f"- notes on [[{known}]]\n")
+    day = root / Query.of(root, AS_OF, None, True).vault.journal_rel(dt.date(2026, 11, 30))
+    day.parent.mkdir(parents=True, exist_ok=True)
+    day.write_text(f"- more on [[{known}]], [[Aardvark Plans]] and [[Zebra Plans]]\n")
+    for path in (folder / "Fresh Page.md", day):
+        backdate(path)
+    spy.clear()
+    found = cached(root)
+    assert spy and spy[-1] is not None
+    again = rebuilt(root)
+    assert columns(found) == columns(again)
+    assert names(found) == names(again)
