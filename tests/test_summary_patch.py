@@ -779,3 +779,55 @@ def test_pages_that_come_and_go_with_new_names_at_once_are_patched(
     again = rebuilt(root)
     assert columns(found) == columns(again)
     assert names(found) == names(again)
+
+
+def change_at_random(rng: random.Random, root: Path, names: list[str]) -> None:
+    """One change a person or an agent makes: edit, write, delete or rename a journal page or
+    another page, naming known pages (in any case), names nobody used, or nothing."""
+    vault = Query.of(root, AS_OF, None, True).vault
+    files = [p for p in sorted(root.rglob("*.md")) if ".obsidian" not in p.parts]
+    days = [p for p in files if vault.date_of(p.relative_to(root).as_posix())]
+    pages = [p for p in files if p not in days]
+    fresh = [f"Brand New {rng.randint(0, 9)}", f"brand new {rng.randint(0, 9)}"]
+    spelled = [rng.choice([str.lower, str.upper, str.strip])(n) for n in names + fresh]
+    line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(0, 2)))
+    kind = rng.choice(["edit day", "new day", "drop day", "edit", "new", "drop", "rename"])
+    if len(days if kind.endswith("day") else pages) < 2:
+        kind = "new day"
+    if kind == "new day":
+        path = root / vault.journal_rel(dt.date(2026, 12, rng.randint(1, 5)))
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif kind == "new":
+        path = rng.choice(pages).with_name(f"Page {rng.randint(0, 20)}.md")
+    else:
+        path = rng.choice(days if kind.endswith("day") else pages)
+    if kind.startswith("drop"):
+        path.unlink()
+    elif kind == "rename":
+        path.rename(path.with_name(f"Renamed {rng.randint(0, 20)}.md"))
+    else:
+        text = path.read_text() if path.exists() else ""
+        path.write_text(text + ("\n" if text and not text.endswith("\n") else "") + line + "\n")
+        backdate(path)
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("seed", range(6))
+def test_changes_mixed_at_random_are_patched_as_a_rebuild_says(
+    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+) -> None:
+    """Several changes of every kind at once, round after round: patched or rebuilt, the
+    topics, their mentions and the names a query finds them by are always the rebuild's."""
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    titles = [t for t in cached(root).titles if "/" not in t]
+    backdate_all(root)
+    cached(root)
+    for _round in range(6):
+        for _change in range(rng.randint(1, 3)):
+            change_at_random(rng, root, titles)
+        found = cached(root)
+        again = rebuilt(root)
+        assert columns(found) == columns(again)
+        assert names(found) == names(again)
+    assert any(result is not None for result in spy)
