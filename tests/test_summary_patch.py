@@ -789,7 +789,8 @@ def change_at_random(rng: random.Random, root: Path, names: list[str]) -> None:
     days = [p for p in files if vault.date_of(p.relative_to(root).as_posix())]
     pages = [p for p in files if p not in days]
     fresh = [f"Brand New {rng.randint(0, 9)}", f"brand new {rng.randint(0, 9)}"]
-    spelled = [rng.choice([str.lower, str.upper, str.strip])(n) for n in names + fresh]
+    cases: list[Callable[[str], str]] = [str.lower, str.upper, str.strip]
+    spelled = [rng.choice(cases)(n) for n in names + fresh]
     line = "- " + " and ".join(f"[[{n}]]" for n in rng.sample(spelled, rng.randint(0, 2)))
     kind = rng.choice(["edit day", "new day", "drop day", "edit", "new", "drop", "rename"])
     if len(days if kind.endswith("day") else pages) < 2:
