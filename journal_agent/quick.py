@@ -54,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code = answer(words, seen)
         if code is None and seen:  # the vault changed: the library brings the summary up to date
-            code = answer(words, seen, refresh=True)
+            try:
+                code = answer(words, seen, refresh=True)
+            finally:
+                seen.clear()  # the cached summary may have moved on: `cli` reads it afresh
     except KeyboardInterrupt:
         return 130
     except Exception:  # noqa: BLE001 - any doubt: `cli` answers, and says what is wrong
