@@ -196,6 +196,8 @@ def _new_names(
             else:
                 if not k or k in titles or k in side.aliases or k in exclude or "/" in target:
                     return None
+                if not _titles_read_as_days(vault):
+                    return None  # a journal page's title may be a name that reads as no day
                 if target != unicodedata.normalize("NFC", target):
                     return None  # titled otherwise than spelled
                 new.setdefault(k, [])
@@ -213,6 +215,15 @@ def _new_names(
         side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
         side.titled[p] = titled[k]
     return summary
+
+
+def _titles_read_as_days(vault: Vault) -> bool:
+    """Whether every journal page's title reads back as its day (then a name that reads as no
+    day is no journal page's; a title format that loses the day, e.g. without the year, does
+    not)."""
+    names = vault.journal_names
+    days = (dt.date(2026, 1, 5), dt.date(2027, 12, 31))
+    return names is None or all(names.day_of(names.journal_title(d)) == d for d in days)
 
 
 def _named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]]) -> bool:
