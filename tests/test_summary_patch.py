@@ -514,6 +514,13 @@ def test_a_new_days_page_with_a_new_property_key_is_rebuilt(tmp_path: Path, spy:
     assert columns(again) == columns(rebuilt(root))
 
 
+def assert_as_rebuilt(found: Summary, root: Path) -> None:
+    """The topics, their mentions and the names a query finds them by are a rebuild's."""
+    again = rebuilt(root)
+    assert columns(found) == columns(again)
+    assert names(found) == names(again)
+
+
 def names(s: Summary) -> tuple[dict[str, str], dict[str, str]]:
     """The query tables, by title (positions move when a topic comes)."""
     return (
@@ -562,9 +569,7 @@ def test_pages_that_come_are_patched_as_a_rebuild_says(
         found = cached(root)
         if round_ == 0:
             assert spy and spy[-1] is not None, "a new page about known topics"
-        again = rebuilt(root)
-        assert columns(found) == columns(again)
-        assert names(found) == names(again)
+        assert_as_rebuilt(found, root)
 
 
 def test_a_later_spelling_of_a_page_without_a_file_is_patched(
@@ -687,9 +692,7 @@ def test_a_page_nothing_names_that_goes_or_is_renamed_is_patched(
         spy.clear()
         found = cached(root)
         assert (spy[-1] is not None) == (n < 2), n
-        again = rebuilt(root)
-        assert columns(found) == columns(again)
-        assert names(found) == names(again)
+        assert_as_rebuilt(found, root)
 
 
 def test_a_summary_patched_all_day_keeps_its_size(tmp_path: Path, spy: list[Any]) -> None:
@@ -743,9 +746,7 @@ def test_names_nobody_used_before_are_patched_as_a_rebuild_says(
         found = cached(root)
         if round_ == 0:
             assert spy and spy[-1] is not None, "a new name in one journal page"
-        again = rebuilt(root)
-        assert columns(found) == columns(again)
-        assert names(found) == names(again)
+        assert_as_rebuilt(found, root)
 
 
 @pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
@@ -776,9 +777,7 @@ def test_pages_that_come_and_go_with_new_names_at_once_are_patched(
     spy.clear()
     found = cached(root)
     assert spy and spy[-1] is not None
-    again = rebuilt(root)
-    assert columns(found) == columns(again)
-    assert names(found) == names(again)
+    assert_as_rebuilt(found, root)
 
 
 def change_at_random(rng: random.Random, root: Path, names: list[str]) -> None:
@@ -828,7 +827,5 @@ def test_changes_mixed_at_random_are_patched_as_a_rebuild_says(
         for _change in range(rng.randint(1, 3)):
             change_at_random(rng, root, titles)
         found = cached(root)
-        again = rebuilt(root)
-        assert columns(found) == columns(again)
-        assert names(found) == names(again)
+        assert_as_rebuilt(found, root)
     assert any(result is not None for result in spy)
