@@ -10,6 +10,7 @@ of another shape or format is never read (the summary is rebuilt).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
 from array import array
@@ -75,8 +76,15 @@ def journal_head(facts: PageFacts, flavor: Flavor) -> bytes:
 
 def meta_keys(facts: PageFacts, flavor: Flavor) -> set[str]:
     """The keys of the property keys a page uses (see `journal_head`)."""
+    if not facts.meta:
+        return set()
     key = flavor.page_key
-    return {key(n) for n in facts.meta} - {key(n) for n in flavor.built_in_pages}
+    return {key(n) for n in facts.meta} - _built_in_keys(flavor)
+
+
+@functools.cache
+def _built_in_keys(flavor: Flavor) -> frozenset[str]:
+    return frozenset(flavor.page_key(n) for n in flavor.built_in_pages)
 
 
 def digest(text: str) -> bytes:
@@ -142,13 +150,11 @@ def remember(
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
-    titled = {i: "" for i, p in enumerate(summary.paths) if p is None}
-    for f in files:  # in the order their names first appear (`logseq_pages.build_logseq_pages`)
-        memo = targets.get(f.rel.rpartition("/")[0] if registry.wiki else "", {})
-        for target, *_ in facts[f.rel].mentions if f.rel in facts else ():
-            for i in memo.get(target, ()):
-                if titled.get(i) == "":
-                    titled[i] = f.rel
+    titled = {  # the first file, in listing (path) order, to name a page without a file
+        i: min((b.path for b in topic.backlinks), default="")
+        for i, topic in enumerate(listed)
+        if topic.page.path is None
+    }
     heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
     for f in files:
         fact = facts.get(f.rel)
