@@ -16,6 +16,7 @@ from journal_agent import sidecar, summary_patch
 from journal_agent.api import Query
 from journal_agent.summary import Summary
 
+from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
 
 Row = tuple[str, str | None, int, int, list[tuple[int, str, int, str, bool]]]
@@ -829,3 +830,23 @@ def test_changes_mixed_at_random_are_patched_as_a_rebuild_says(
         found = cached(root)
         assert_as_rebuilt(found, root)
     assert any(result is not None for result in spy)
+
+
+@pytest.mark.parametrize(
+    "rule", sorted(p.name for p in (ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
+)
+@pytest.mark.parametrize("seed", range(3))
+def test_changes_mixed_at_random_follow_obsidians_rules(
+    tmp_path: Path, spy: list[Any], rule: str, seed: int
+) -> None:
+    """The same in the vaults that pin Obsidian's resolution (notes sharing a name, relative and
+    path links, aliases, embeds, headings, tables): always the rebuild's."""
+    root = copy_vault(ROOT / "tests" / "vaults" / "obsidian_rules" / rule, tmp_path)
+    rng = random.Random(seed)
+    titles = [t for t in cached(root).titles if "/" not in t]
+    backdate_all(root)
+    cached(root)
+    for _round in range(5):
+        for _change in range(rng.randint(1, 3)):
+            change_at_random(rng, root, titles)
+        assert_as_rebuilt(cached(root), root)
