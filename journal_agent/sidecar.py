@@ -57,6 +57,13 @@ class Sidecar:
     spans: array[int]
     pairs: array[int]
 
+    def head_of(self, n: int) -> bytes:
+        """File ``n``'s head (`head`, `journal_head`)."""
+        return self.heads[n * HEAD : (n + 1) * HEAD]
+
+    def set_head(self, n: int, digest: bytes) -> None:
+        self.heads = self.heads[: n * HEAD] + digest + self.heads[(n + 1) * HEAD :]
+
 
 HEAD = 16
 
@@ -160,7 +167,7 @@ def remember(
         fact = facts.get(f.rel)
         if fact is None:
             heads += bytes(HEAD)
-        else:  # a journal page is patched by its mentions (`_fresh_mentions`)
+        else:  # a journal page is patched by its mentions (`summary_patch._fresh_mentions`)
             heads += head(fact) if fact.date is None else journal_head(fact, registry.flavor)
         mine = graph.topics.get(registry.file_identity(f.rel, fact)) if fact else None
         own.append(position.get(id(mine), -1))
@@ -270,7 +277,7 @@ def relist(
         side.own.insert(n, -1)
         side.spans.insert(n, side.spans[n])
         side.stats[width * n : width * n] = array("Q", bytes(8 * width))
-        heads[n * HEAD : n * HEAD] = NO_KEYS  # replaced by its own (`_fresh_mentions`)
+        heads[n * HEAD : n * HEAD] = NO_KEYS  # its own follows once it is read
     side.heads = bytes(heads)
     journals = [rel for rel in gone if vault.date_of(rel) is not None]
     return (came, journals, dropped) if side.rels == rels else None

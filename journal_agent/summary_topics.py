@@ -1,0 +1,317 @@
+"""Topics in and out of the status summary as pages come and go and names appear: the part of
+a patch (`summary_patch`) that moves topic positions.
+
+The summary's topics are in the registry's order of pages (by title key, then path). A page
+that comes and that nothing names yet is inserted there (`add_page`); one that goes and that
+nothing named is taken out (`drop_pages`); a name no file used before is, in Logseq, a new
+topic without a file (`new_names`). Every position after the one that moved moves by one in the
+summary, its query tables and the side file (`_renumber`). Whether a name could land on such a
+page is `named`; where a changed file's mentions land is `landing`, one lookup per name once
+`new_names` has learnt every new one into the side file's targets.
+"""
+
+from __future__ import annotations
+
+import bisect
+import copy
+import datetime as dt
+import functools
+import unicodedata
+from array import array
+from collections.abc import Callable
+
+from .facts import PageFacts
+from .sidecar import Dropped, Sidecar, head, meta_keys
+from .summary import Summary
+from .vault import Vault
+
+
+def new_names(
+    vault: Vault,
+    side: Sidecar,
+    summary: Summary,
+    read: dict[str, PageFacts | None],
+    exclude: frozenset[str],
+) -> Summary | None:
+    """``summary`` (and ``side``) ready for the names the changed files use that were not seen
+    from their folder when it was built: each one's landing added to the side file's
+    ``targets``. A topic's own title lands on it (`_by_title`). In Logseq another name makes a
+    page: one that no page, alias or date takes is a new topic without a file, titled by its
+    first spelling in the first changed file (listing order) that uses it. In Obsidian and
+    plain Markdown a name whose file name no topic has lands on no topic. None when a name may
+    land anywhere else (a namespace, an alias, an encoded or relative link to a topic): the
+    caller rebuilds."""
+    logseq = vault.flavor.resolution == "logseq"
+    key, titles = vault.flavor.page_key, dict[str, int]()
+    stems: set[str] | None = None
+    new: dict[str, list[str]] = {}  # key -> its spellings, the first one first
+    titled: dict[str, str] = {}  # key -> the first file that uses it
+    for rel in sorted(read):
+        facts = read[rel]
+        if facts is None:
+            return None
+        folder = rel.rpartition("/")[0] if side.by_folder else ""
+        memo = side.targets.get(folder, {})
+        for target, *_ in facts.mentions:
+            if target in memo:
+                continue
+            titles = titles or _titles(vault, summary)
+            found = _by_title(vault, target, titles, side)
+            if found is not None:
+                side.targets.setdefault(folder, {})[target] = found
+                continue
+            k = key(target)
+            if not logseq:
+                if stems is None:
+                    stems = {
+                        key(p.rpartition("/")[2].rpartition(".")[0]) for p in summary.paths if p
+                    }
+                last = k.removesuffix(".md").rpartition("/")[2]
+                if "%" in k or last in stems:
+                    return None
+                side.targets.setdefault(folder, {})[target] = ()
+            elif vault.journal_names and vault.journal_names.day_of(target):
+                side.targets.setdefault("", {})[target] = ()  # the day's journal: no topic
+            else:
+                if not k or k in titles or k in side.aliases or k in exclude or "/" in target:
+                    return None
+                if not _titles_read_as_days(vault):
+                    return None  # a journal page's title may be a name that reads as no day
+                if target != unicodedata.normalize("NFC", target):
+                    return None  # titled otherwise than spelled
+                new.setdefault(k, [])
+                if target not in new[k]:
+                    new[k].append(target)
+                titled.setdefault(k, rel)
+    if not new:
+        return summary
+    from .registry import query_keys
+
+    query_key = query_keys(vault)
+    for k, spellings in sorted(new.items()):
+        p = _place(summary, key, (k, ""))
+        summary = _with_topic(summary, side, p, None, (spellings[0],), query_key)
+        side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
+        side.titled[p] = titled[k]
+    return summary
+
+
+def _titles_read_as_days(vault: Vault) -> bool:
+    """Whether every journal page's title reads back as its day (then a name that reads as no
+    day is no journal page's; a title format that loses the day, e.g. without the year, does
+    not)."""
+    names = vault.journal_names
+    days = (dt.date(2026, 1, 5), dt.date(2027, 12, 31))
+    return names is None or all(names.day_of(names.journal_title(d)) == d for d in days)
+
+
+def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]]) -> bool:
+    """Whether a name the vault uses could land on one of these pages (path, title) that came
+    or went, or a topic or a query name it by title: then which pages exist, or where a name
+    lands, may change with it.
+
+    Any spelling that contains the page's title or file name, case- and normalisation-
+    insensitively, counts (a superset of Obsidian's resolution by name and path suffix, and of
+    Markdown links, encoded or not). In Logseq every name a file uses is a page, so topics
+    (and aliases) are compared; a name that reads as a date lands on the day's journal page
+    whether its file exists or not, and journal pages are never topics."""
+    from urllib.parse import unquote
+
+    fold = _fold
+    keys = {fold(name).strip() for rel, title in pages
+            for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
+    keys.update(vault.flavor.page_key(title) for _rel, title in pages)
+    if not all(keys) or any("/" in title for _rel, title in pages):
+        return True  # a namespace: its parents are pages too
+    texts = [fold("\x00".join(old.titles)), fold("\x00".join(old.names))]
+    texts.append(fold("\x00".join(side.aliases)))
+    if vault.flavor.resolution != "logseq":
+        written = fold("\x00".join(name for memo in side.targets.values() for name in memo))
+        texts += [written, unquote(written)]
+    return any(key in text for key in keys for text in texts)
+
+
+def add_page(
+    vault: Vault,
+    rel: str,
+    n: int,
+    side: Sidecar,
+    summary: Summary,
+    exclude: frozenset[str],
+    read: dict[str, PageFacts | None],
+) -> Summary | None:
+    """``summary`` with the ordinary page that came at ``n`` in ``side.rels`` as a new topic,
+    and its mentions counted; None unless it is a page no name, topic or query lands on yet
+    (`named`), with no alias, no namespace and no new property key, naming only topics the
+    summary resolved."""
+    facts = read.get(rel)
+    if facts is None:
+        return None
+    key = vault.flavor.page_key
+    if facts.date is not None or facts.aliases or not meta_keys(facts, vault.flavor) <= side.meta:
+        return None
+    if key(facts.title) in exclude or named(vault, side, summary, [(rel, facts.title)]):
+        return None
+    per_topic = landing(side, summary, rel, facts)
+    if per_topic is None:
+        return None
+    p = _place(summary, key, (key(facts.title), rel))
+    from .registry import query_keys
+
+    spellings = (facts.title,) if vault.flavor.resolution == "logseq" else (facts.title, rel)
+    summary = _with_topic(summary, side, p, rel, spellings, query_keys(vault))
+    undated = summary.undated
+    pairs = array("i")
+    for i, at in sorted((i + (i >= p), at) for i, at in per_topic.items()):
+        undated[i] += len(at)
+        pairs.extend((i, len(at)))
+    side.set_head(n, head(facts))
+    side.own[n] = p
+    lo = side.spans[n]
+    side.pairs[2 * lo : 2 * lo] = pairs
+    side.spans[n + 1 :] = array("i", (s + len(pairs) // 2 for s in side.spans[n + 1 :]))
+    return summary
+
+
+def _place(summary: Summary, key: Callable[[str], str], order: tuple[str, str]) -> int:
+    """Where a new topic goes: the registry's order of pages (by title key, then path) is the
+    order of topics."""
+    titles, paths = summary.titles, summary.paths
+    return bisect.bisect_left(
+        range(len(titles)), order, key=lambda i: (key(titles[i]), paths[i] or "")
+    )
+
+
+def _with_topic(
+    summary: Summary,
+    side: Sidecar,
+    p: int,
+    rel: str | None,
+    spellings: tuple[str, ...],
+    query_key: Callable[[str], str],
+) -> Summary:
+    """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
+    mentions it yet) at position ``p``, and every position from ``p`` on, in it and in
+    ``side``, one further. ``spellings``: its title, then the other names a query finds it by."""
+    new = copy.copy(summary)
+    new.titles, new.paths = list(summary.titles), list(summary.paths)
+    new.titles.insert(p, spellings[0])
+    new.paths.insert(p, rel)
+    new.extra, new.undated = array("b", summary.extra), array("i", summary.undated)
+    new.extra.insert(p, 0)
+    new.undated.insert(p, 0)
+    new.starts = array("i", summary.starts)
+    new.starts.insert(p, summary.starts[p])
+    _renumber(new, side, lambda i: i + (i >= p))
+    new.names.update((query_key(name), p) for name in spellings)
+    new.spelled.update(dict.fromkeys(spellings, p))
+    return new
+
+
+def drop_pages(
+    vault: Vault, side: Sidecar, summary: Summary, pages: list[Dropped]
+) -> Summary | None:
+    """``summary`` without the topics of the ordinary pages that went (``side`` already without
+    their files), their mentions no longer counted; None unless nothing named them (else they
+    live on without a file), they had no alias, tombstone, property key or namespace, titled no
+    page without a file, and no other topic or alias shares a title (a query would change)."""
+    key, titles, new = vault.flavor.page_key, summary.titles, copy.copy(summary)
+    new.undated = array("i", summary.undated)
+    for page in pages:
+        p, title = page.topic, titles[page.topic]
+        if summary.paths[p] != page.rel or summary.starts[p] != summary.starts[p + 1]:
+            return None
+        bare = head(PageFacts(title, None, (), None, (), (), ()))
+        if summary.undated[p] or page.head != bare or "/" in title:
+            return None
+        if page.rel in side.titled.values() or key(title) in side.aliases:
+            return None
+        if _fold(key(title)) in _fold("\x00".join(titles[:p] + titles[p + 1 :])):
+            return None
+        for i, n in page.pairs:
+            new.undated[i] -= n
+    new.titles, new.paths = list(titles), list(summary.paths)
+    new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
+    for p in sorted((page.topic for page in pages), reverse=True):  # lower positions hold
+        del new.titles[p], new.paths[p], new.extra[p], new.undated[p], new.starts[p]
+        _renumber(new, side, functools.partial(_without, p))
+    return new
+
+
+def _without(p: int, i: int) -> int:
+    """Position ``i`` once the topic at ``p`` is gone (-1: it was that one)."""
+    return -1 if i == p else i - (i > p)
+
+
+def _renumber(summary: Summary, side: Sidecar, move: Callable[[int], int]) -> None:
+    """Every topic position in the summary's query tables and in ``side`` moved (-1: gone)."""
+    summary.names = {k: j for k, i in summary.names.items() if (j := move(i)) >= 0}
+    summary.spelled = {k: j for k, i in summary.spelled.items() if (j := move(i)) >= 0}
+    side.own = array("i", (move(i) if i >= 0 else i for i in side.own))
+    side.pairs[0::2] = array("i", (move(i) for i in side.pairs[0::2]))
+    side.targets = {
+        folder: {name: tuple(j for i in found if (j := move(i)) >= 0) for name, found in m.items()}
+        for folder, m in side.targets.items()
+    }
+    side.titled = {j: by for i, by in side.titled.items() if (j := move(i)) >= 0}
+
+
+def _fold(text: str) -> str:
+    """Case- and normalisation-insensitive text, for comparing names."""
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def landing(
+    side: Sidecar, summary: Summary, rel: str, facts: PageFacts
+) -> dict[int, dict[int, tuple[bool, str]]] | None:
+    """Where the mentions of the changed file ``rel`` land: per topic position, per line (one
+    per block), whether it is a resolution and its text. None when the file would retitle a
+    page without a file (`_titles_hold`)."""
+    resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
+    per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
+    first: dict[int, str] = {}  # each page without a file it names: its first spelling here
+    for target, line, resolution, text in facts.mentions:
+        positions = resolved.get(target)  # every name is known here (`new_names`)
+        if positions is None:
+            return None
+        for i in positions:
+            per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
+            if i in side.titled:
+                first.setdefault(i, target)
+    return per_topic if _titles_hold(side, summary, rel, first) else None
+
+
+def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str]) -> bool:
+    """Whether the pages without a file that the changed file ``rel`` names (``first``: each
+    one's first spelling in it) keep their titles. Such a page is titled by its first spelling
+    in the first file, in listing order, that names it (`side.titled`, updated here): a file
+    after that one may spell it any way; that file or one before it must spell it so."""
+    for i, name in first.items():
+        by = side.titled[i]
+        if by and by < rel:
+            continue
+        if name != summary.titles[i]:
+            return False
+        side.titled[i] = rel
+    return True
+
+
+def _titles(vault: Vault, old: Summary) -> dict[str, int]:
+    """Each topic title's key -> its position; a key that two topics share maps to -1."""
+    key = vault.flavor.page_key
+    out: dict[str, int] = {}
+    for i, title in enumerate(old.titles):
+        out[key(title)] = -1 if key(title) in out else i
+    return out
+
+
+def _by_title(
+    vault: Vault, name: str, titles: dict[str, int], side: Sidecar
+) -> tuple[int, ...] | None:
+    """The topic a name not seen when the summary was built lands on, when that is certain: it
+    is one topic's own title, no alias of any page, and names no namespace or path."""
+    if "/" in name or name.lower().endswith((".md", ".markdown")):
+        return None
+    key = vault.flavor.page_key(name)
+    i = titles.get(key, -1)
+    return None if i < 0 or key in side.aliases else (i,)
