@@ -19,6 +19,8 @@ from journal_agent.summary import Summary
 from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
 
+#: A vault of each flavor (fixtures of conftest).
+FLAVORS = ["logseq_vault", "obsidian_vault", "markdown_vault"]
 Row = tuple[str, str | None, int, int, list[tuple[int, str, int, str, bool]]]
 
 
@@ -159,7 +161,7 @@ def test_what_cannot_be_patched_is_rebuilt(tmp_path: Path, spy: list[Any], chang
     assert columns(again) == columns(rebuilt(root))
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(4))
 def test_patched_equals_rebuilt_in_every_flavor(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
@@ -206,7 +208,7 @@ def edit_page(rng: random.Random, path: Path, others: list[str]) -> None:
     backdate(path)
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(6))
 def test_patched_equals_rebuilt_after_random_page_edits(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
@@ -422,7 +424,7 @@ def day_pages(root: Path) -> list[Path]:
     )
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(5))
 def test_journal_pages_that_come_and_go_are_patched_as_a_rebuild_says(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
@@ -530,7 +532,7 @@ def names(s: Summary) -> tuple[dict[str, str], dict[str, str]]:
     )
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(5))
 def test_pages_that_come_are_patched_as_a_rebuild_says(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
@@ -663,7 +665,7 @@ def test_names_spelled_in_any_case_are_patched_as_a_rebuild_says(
     assert any(result is not None for result in spy)
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 def test_a_page_nothing_names_that_goes_or_is_renamed_is_patched(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str
 ) -> None:
@@ -719,7 +721,7 @@ def test_a_summary_patched_all_day_keeps_its_size(tmp_path: Path, spy: list[Any]
     assert columns(found) == columns(rebuilt(root))
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(4))
 def test_names_nobody_used_before_are_patched_as_a_rebuild_says(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
@@ -750,7 +752,7 @@ def test_names_nobody_used_before_are_patched_as_a_rebuild_says(
         assert_as_rebuilt(found, root)
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 def test_pages_that_come_and_go_with_new_names_at_once_are_patched(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str
 ) -> None:
@@ -812,7 +814,7 @@ def change_at_random(rng: random.Random, root: Path, names: list[str]) -> None:
         backdate(path)
 
 
-@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+@pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(6))
 def test_changes_mixed_at_random_are_patched_as_a_rebuild_says(
     request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
