@@ -32,7 +32,8 @@ def recency(last: int | None, title: str) -> tuple[int, str]:
 def status_object(
     title: str, path: str | None, status: str, last: str | None, silent: int | None, n: int
 ) -> dict[str, Any]:
-    """The contract's status object (``last``: the newest dated mention's ISO date)."""
+    """The contract's status object (``last``: the newest dated mention's ISO date; ``n``: the
+    number of dated mentions up to the as-of day)."""
     return {
         "topic": title,
         "path": path,

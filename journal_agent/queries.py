@@ -10,8 +10,9 @@ Status is never stored: it is derived, as of a day D, from the newest *dated* me
 * ``unmentioned`` no dated mention: a reference page, not a thread.
 
 Mentions dated after D are ignored, so ``--as-of`` makes every answer reproducible. Mentions on
-other pages are undated backlinks: they show in a timeline and do not move recency. A page's
-references to itself do not count.
+other pages are undated backlinks: they show in a timeline, and neither move recency nor count
+in ``mentions`` (the dated mentions up to D: so `stale` needs the journal pages and the page
+heads, never every page's body). A page's references to itself do not count.
 
 Every page has backlinks (a timeline and a status answer for it, journal pages included: their
 Linked References are what Logseq shows on them), but `all_topics` (``topics``, ``stale``) lists
@@ -68,7 +69,7 @@ class Topic:
     status: Status = "unmentioned"
     last: Backlink | None = None  # the newest dated mention up to the as-of day
     days_silent: int | None = None
-    mentions: int = 0  # backlinks visible as of the day (dated up to it, and undated)
+    mentions: int = 0  # dated mentions up to the as-of day (undated ones show in the timeline)
     warnings: list[str] = field(default_factory=list)  # pages that could not be read
 
     def to_json(self) -> dict[str, Any]:
@@ -170,9 +171,9 @@ def _order(b: Backlink) -> tuple[dt.date | None, str, int]:
 
 
 def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
-    """Fill in ``topic``'s status, newest mention and silence as of ``as_of``."""
+    """Fill in ``topic``'s status, newest mention, silence and dated mentions as of ``as_of``."""
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
-    topic.mentions = len(dated) + sum(1 for b in topic.backlinks if b.date is None)
+    topic.mentions = len(dated)
     topic.last = max(dated, key=_order) if dated else None
     topic.days_silent = (as_of - topic.last.date).days if topic.last and topic.last.date else None
     topic.status = status_of(topic.days_silent, bool(topic.last and topic.last.resolution), days)

@@ -1,12 +1,12 @@
 """The status summary: a compact, cached projection of the backlink graph for status queries.
 
-``stale``, ``topics`` and ``status`` need, per topic, only its dated mentions in order and how
-many undated ones it has. Building the graph from the index costs about a second on a
-five-year vault; this table is the graph reduced to a few integer columns per mention, so a run
-whose files have not changed since the last one loads it (milliseconds) instead of the index
-and the graph. It is derived and deletable like the index: it is trusted only while the
-settings and every file's stat are exactly those it was built from (`walk.stamp`); `current`
-is that policy.
+``stale``, ``topics`` and ``status`` need, per topic, only its dated mentions in order (undated
+ones count in none of their answers, `queries.derive`). Building the graph from the index costs
+about a second on a five-year vault; this table is the graph reduced to a few integer columns
+per mention, so a run whose files have not changed since the last one loads it (milliseconds)
+instead of the index and the graph. It is derived and deletable like the index: it is trusted
+only while the settings and every file's stat are exactly those it was built from
+(`walk.stamp`); `current` is that policy.
 
 Lean on purpose: the warm path (`quick`) reads the summary without loading the library, so it is
 stored with `marshal` (plain lists, dicts and bytes) and this module imports the rest lazily.
@@ -36,12 +36,11 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 9
+FORMAT = 10
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
     "starts": "i",  # topic i's dated mentions are at starts[i]:starts[i + 1]
-    "undated": "i",
     "days": "i",  # date ordinals
     "sources": "i",  # into `files`
     "lines": "i",
@@ -56,7 +55,7 @@ _NAMES = ("names", "spelled")
 
 
 class Summary:
-    """Per topic, its dated mentions sorted oldest first, in columns; and its undated count.
+    """Per topic, its dated mentions sorted oldest first, in columns.
 
     ``names``: a topic name's `PageRegistry.query_key` -> the position of the listed topic it
     names, for the title, aliases and path of every listed topic that name it for certain;
@@ -72,7 +71,6 @@ class Summary:
         titles: list[str] | None = None,
         paths: list[str | None] | None = None,
         *,
-        undated: array[int] | None = None,
         warnings: list[str] | None = None,
     ) -> None:
         self.stamp = stamp
@@ -83,7 +81,6 @@ class Summary:
         self.warnings: list[str] = warnings if warnings is not None else []
         self.extra: array[int] = array("b")
         self.starts: array[int] = array("i", [0])
-        self.undated: array[int] = undated if undated is not None else array("i")
         self.days: array[int] = array("i")
         self.sources: array[int] = array("i")
         self.lines: array[int] = array("i")
@@ -110,7 +107,6 @@ class Summary:
             extra.append(not topic.page.listed())
             dated = [b for b in topic.backlinks if b.date is not None]
             dated.sort(key=_order)
-            s.undated.append(len(topic.backlinks) - len(dated))
             for day, page, path, line, text, resolution in dated:
                 assert day is not None
                 days.append(day.toordinal())
@@ -169,7 +165,8 @@ class Summary:
 
     def row(self, i: int, limit: int, window: int) -> tuple[Status, int | None, int, int]:
         """Topic ``i`` as of the day of ordinal ``limit``: its status, days of silence, the
-        position one past its newest dated mention, and its number of mentions."""
+        position one past its newest dated mention, and its number of mentions (dated, up to
+        that day: `queries.derive`)."""
         ((_, status, silent, end, n),) = self.rows(limit, window, all_pages=True, among=(i,))
         return status, silent, end, n
 
@@ -184,7 +181,7 @@ class Summary:
         """`row` of every topic (or of those ``among``) listed (``all_pages``: Logseq's built-in
         and property-key, marker and priority pages too) whose status is ``only`` (None: any),
         with its position. One loop over the columns: it runs over every topic of the vault."""
-        starts, days, resolutions, undated = self.starts, self.days, self.resolutions, self.undated
+        starts, days, resolutions = self.starts, self.days, self.resolutions
         extra, out = self.extra, []
         for i in range(len(self.titles)) if among is None else among:
             if extra[i] and not all_pages:
@@ -198,7 +195,7 @@ class Summary:
             silent = limit - days[end - 1] if end > lo else None
             status = status_of(silent, end > lo and bool(resolutions[end - 1]), window)
             if only is None or status == only:
-                out.append((i, status, silent, end, end - lo + undated[i]))
+                out.append((i, status, silent, end, end - lo))
         return out
 
     def topics(

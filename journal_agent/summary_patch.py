@@ -17,10 +17,12 @@ ones put in, in `queries._order`. A journal page that came (the new day's page, 
 went is the same change, when no name the vault uses could land on it (`named`) and, having
 come, it uses only property keys that already are pages (``meta``).
 
-An ordinary page's mentions are undated: they only count in each topic's ``undated``. When its
-*head* is unchanged (`head`: its title, day, aliases, tombstone and meta names, so the page keeps
-its names) and every name it references lands where the summary knows it lands, its old counts
-are replaced by its new ones. A page without a file takes its title from its first spelling in
+An ordinary page's mentions are undated: they count in neither a status nor ``mentions``, so
+the summary keeps none of them; the side file keeps how many each page has per topic (timelines
+read them, `backlinks`). When its *head* is unchanged (`head`: its title, day, aliases,
+tombstone and meta names, so the page keeps its names) and every name it references lands where
+the summary knows it lands, the summary stands and the side file's counts of the page are
+replaced by its new ones. A page without a file takes its title from its first spelling in
 the first file that names it (listing order): the side file knows that file, so others may
 spell it any way, and only that file (or one before it) must keep the spelling. A page that
 came is a new topic when no name, topic or query lands on it yet (`add_page`); one that went
@@ -34,7 +36,6 @@ counts) is kept in a side file next to it (`sidecar`). Both are derived caches.
 from __future__ import annotations
 
 import bisect
-import copy
 import datetime as dt
 from array import array
 from typing import Any
@@ -188,10 +189,9 @@ def _patch_pages(
     summary: Summary,
     read: dict[str, PageFacts | None],
 ) -> Summary | None:
-    """``summary`` with the undated counts of the changed ordinary pages (at ``where`` in
-    ``side.rels``) replaced, and ``side`` updated to match; None if a page's head changed, or
-    it stops naming (or respells) a page without a file that it titles."""
-    undated = array("i", summary.undated)
+    """``summary`` as it is (it keeps no undated mention), with ``side``'s undated counts of the
+    changed ordinary pages (at ``where`` in ``side.rels``) replaced; None if a page's head
+    changed, or it stops naming (or respells) a page without a file that it titles."""
     for f, n in zip(changed, where, strict=True):
         facts = read.get(f.rel)
         if facts is None or facts.date is not None or head(facts) != side.head_of(n):
@@ -205,17 +205,13 @@ def _patch_pages(
             i = side.pairs[2 * k]
             if i not in per_topic and side.titled.get(i) in ("", f.rel):
                 return None  # the page without a file it titled may cease to be, or retitle
-            undated[i] -= side.pairs[2 * k + 1]
         new = array("i")
         for i, at in sorted(per_topic.items()):
-            undated[i] += len(at)
             new.extend((i, len(at)))
         side.pairs = side.pairs[: 2 * lo] + new + side.pairs[2 * hi :]
         shift = len(new) // 2 - (hi - lo)
         if shift:
             side.spans = side.spans[: n + 1] + array("i", (s + shift for s in side.spans[n + 1 :]))
-    summary = copy.copy(summary)
-    summary.undated = undated
     return summary
 
 
@@ -235,7 +231,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     touched = _touched(old, fresh, ids, side)
     if touched is None:
         return None
-    new = Summary(stamp, list(old.titles), list(old.paths), undated=array("i", old.undated))
+    new = Summary(stamp, list(old.titles), list(old.paths))
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
     new.keep_names(old)  # no page came, went or changed its name

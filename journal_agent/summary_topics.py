@@ -141,8 +141,8 @@ def add_page(
     read: dict[str, PageFacts | None],
 ) -> Summary | None:
     """``summary`` with the ordinary page that came at ``n`` in ``side.rels`` as a new topic,
-    and its mentions counted; None unless it is a page no name, topic or query lands on yet
-    (`named`), with no alias, no namespace and no new property key, naming only topics the
+    its mentions counted in ``side``; None unless it is a page no name, topic or query lands on
+    yet (`named`), with no alias, no namespace and no new property key, naming only topics the
     summary resolved."""
     facts = read.get(rel)
     if facts is None:
@@ -160,10 +160,8 @@ def add_page(
 
     spellings = (facts.title,) if vault.flavor.resolution == "logseq" else (facts.title, rel)
     summary = _with_topic(summary, side, p, rel, spellings, query_keys(vault))
-    undated = summary.undated
     pairs = array("i")
     for i, at in sorted((i + (i >= p), at) for i, at in per_topic.items()):
-        undated[i] += len(at)
         pairs.extend((i, len(at)))
     side.set_head(n, head(facts))
     side.own[n] = p
@@ -197,9 +195,8 @@ def _with_topic(
     new.titles, new.paths = list(summary.titles), list(summary.paths)
     new.titles.insert(p, spellings[0])
     new.paths.insert(p, rel)
-    new.extra, new.undated = array("b", summary.extra), array("i", summary.undated)
+    new.extra = array("b", summary.extra)
     new.extra.insert(p, 0)
-    new.undated.insert(p, 0)
     new.starts = array("i", summary.starts)
     new.starts.insert(p, summary.starts[p])
     _renumber(new, side, lambda i: i + (i >= p))
@@ -212,28 +209,27 @@ def drop_pages(
     vault: Vault, side: Sidecar, summary: Summary, pages: list[Dropped]
 ) -> Summary | None:
     """``summary`` without the topics of the ordinary pages that went (``side`` already without
-    their files), their mentions no longer counted; None unless nothing named them (else they
-    live on without a file), they had no alias, tombstone, property key or namespace, titled no
-    page without a file, and no other topic or alias shares a title (a query would change)."""
+    their files and their mentions); None unless nothing named them (else they live on without
+    a file), they had no alias, tombstone, property key or namespace, titled no page without a
+    file, and no other topic or alias shares a title (a query would change)."""
     key, titles, new = vault.flavor.page_key, summary.titles, copy.copy(summary)
-    new.undated = array("i", summary.undated)
+    undated = {i for page in pages for i, _n in page.pairs}  # named by an undated mention
+    undated.update(side.pairs[0::2])
     for page in pages:
         p, title = page.topic, titles[page.topic]
         if summary.paths[p] != page.rel or summary.starts[p] != summary.starts[p + 1]:
             return None
         bare = head(PageFacts(title, None, (), None, (), (), ()))
-        if summary.undated[p] or page.head != bare or "/" in title:
+        if p in undated or page.head != bare or "/" in title:
             return None
         if page.rel in side.titled.values() or key(title) in side.aliases:
             return None
         if _fold(key(title)) in _fold("\x00".join(titles[:p] + titles[p + 1 :])):
             return None
-        for i, n in page.pairs:
-            new.undated[i] -= n
     new.titles, new.paths = list(titles), list(summary.paths)
     new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
     for p in sorted((page.topic for page in pages), reverse=True):  # lower positions hold
-        del new.titles[p], new.paths[p], new.extra[p], new.undated[p], new.starts[p]
+        del new.titles[p], new.paths[p], new.extra[p], new.starts[p]
         _renumber(new, side, functools.partial(_without, p))
     return new
 

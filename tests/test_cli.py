@@ -196,7 +196,7 @@ def test_status_topics_timeline_related(capsys: pytest.CaptureFixture[str], tmp_
     code, out, _ = run(capsys, "status", "flaky ci", *vault)
     assert (code, out) == (
         0,
-        "Flaky CI: resolved, last mentioned 2026-11-10 (19 days ago), 9 mention(s)\n",
+        "Flaky CI: resolved, last mentioned 2026-11-10 (19 days ago), 8 mention(s)\n",
     )
     code, out, _ = run(capsys, "topics", *vault, "--json")
     assert json.loads(out)["topics"][0]["topic"] == "Atlas Migration"

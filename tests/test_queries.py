@@ -162,6 +162,33 @@ def test_undated_backlinks_show_in_the_timeline_but_do_not_move_recency(tmp_path
     ]
 
 
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_mentions_counts_the_dated_mentions_up_to_the_day(tmp_path: Path, use_cache: bool) -> None:
+    """``mentions`` is the number of dated mentions up to the as-of day: a later one and the
+    undated ones (here three, on two pages) do not count; the undated ones stay in the
+    timeline. Alike from the status summary (cache) and from the graph."""
+    root = logseq(
+        tmp_path,
+        {"Topic": "- t\n", "Other": "- about [[Topic]]\n- and [[Topic]]\n", "Third": "- #Topic\n"},
+        {"2026-10-01": "- [[Topic]] old\n", "2026-11-28": "- [[Topic]] later\n"},
+    )
+    day, cache = "2026-11-15", use_cache
+    for _run in range(2):  # the summary built, then read back from the cache
+        found = status("Topic", vault=root, as_of=day, use_cache=cache)
+        assert found.to_json()["mentions"] == found.mentions == 1
+        listed = topics(vault=root, as_of=day, use_cache=cache).to_json()["topics"]
+        assert [(t["topic"], t["mentions"]) for t in listed] == [
+            ("Topic", 1),
+            ("Other", 0),
+            ("Third", 0),
+        ]
+        threads = stale(vault=root, as_of=day, use_cache=cache).to_json()["threads"]
+        assert [(t["topic"], t["mentions"]) for t in threads] == [("Topic", 1)]
+        line = timeline("Topic", vault=root, as_of=day, use_cache=cache)
+        assert line.topic.mentions == 1
+        assert [e.date is None for e in line.entries] == [False, True, True, True]
+
+
 # -- derived status -------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ import datetime as dt
 import os
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,8 @@ import pytest
 
 from journal_agent import sidecar, summary_patch
 from journal_agent.api import Query
-from journal_agent.summary import Summary
+from journal_agent.queries import Graph
+from journal_agent.summary import Summary, current, summary_path
 
 from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
@@ -25,7 +26,7 @@ Row = tuple[str, str | None, int, int, list[tuple[int, str, int, str, bool]]]
 
 
 def columns(s: Summary) -> list[Row]:
-    """Every topic with its dated mentions, as plain values."""
+    """Every topic with its undated count (`undated`) and its dated mentions, as plain values."""
     out = []
     for i, title in enumerate(s.titles):
         span = range(s.starts[i], s.starts[i + 1])
@@ -34,7 +35,7 @@ def columns(s: Summary) -> list[Row]:
              bool(s.resolutions[k]))
             for k in span
         ]  # fmt: skip
-        out.append((title, s.paths[i], s.extra[i], s.undated[i], mentions))
+        out.append((title, s.paths[i], s.extra[i], undated(s)[i], mentions))
     return out
 
 
@@ -63,12 +64,48 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return calls
 
 
+#: Each summary `cached` or `rebuilt` returned (by id, kept alive) with its topics' undated
+#: mentions. The summary keeps none (they count in no status) but its side file does, per file,
+#: for timelines (`backlinks`): patched, they must be a rebuild's too.
+UNDATED: dict[int, tuple[Summary, list[int]]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _forget() -> Iterator[None]:
+    yield
+    UNDATED.clear()
+
+
+def undated(s: Summary) -> list[int]:
+    """Per topic of ``s``, its undated mentions: as the side file counts them (`cached`), or
+    the graph (`rebuilt`)."""
+    return UNDATED[id(s)][1]
+
+
 def cached(root: Path) -> Summary:
-    return Query.of(root, AS_OF, None, True).summary()
+    q = Query.of(root, AS_OF, None, True)
+    s = q.summary()
+    side = sidecar.load_side(summary_path(q.vault))
+    assert side is not None and side.stamp == s.stamp
+    counts = [0] * len(s.titles)
+    for k in range(0, len(side.pairs), 2):
+        counts[side.pairs[k]] += side.pairs[k + 1]
+    UNDATED[id(s)] = (s, counts)
+    return s
 
 
 def rebuilt(root: Path) -> Summary:
-    return Query.of(root, AS_OF, None, False).summary()
+    q = Query.of(root, AS_OF, None, False)
+    graphs: list[Graph] = []
+
+    def build(listed: tuple[list[Any], list[str]]) -> Graph:
+        graphs.append(q.graph(listed))
+        return graphs[-1]
+
+    s = current(q.vault, use_cache=False, exclude=q._excluded(), build=build)
+    listed = graphs[0].listed(all_pages=True)  # in the summary's order
+    UNDATED[id(s)] = (s, [sum(b.date is None for b in t.backlinks) for t in listed])
+    return s
 
 
 def edit(rng: random.Random, path: Path) -> None:
@@ -677,7 +714,7 @@ def test_a_page_nothing_names_that_goes_or_is_renamed_is_patched(
     named = next(
         p
         for i, p in enumerate(before.paths)
-        if p and (before.undated[i] or before.starts[i] < before.starts[i + 1])
+        if p and (undated(before)[i] or before.starts[i] < before.starts[i + 1])
     )
     folder = (root / named).parent
     scratch = [folder / f"Scratch {n}.md" for n in range(3)]
