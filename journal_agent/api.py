@@ -241,14 +241,39 @@ class Query:
         """Every topic's status (or only those with status ``only``), most recently mentioned
         first, and the unreadable pages (from the cached summary while nothing changed);
         ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
+        if only == "stale" and self.use_cache:
+            first = self._first_pass(all_pages)
+            if first is not None:
+                return first
         found = self.summary()
         listed = found.topics(self.as_of, self.days, only, all_pages)
         return by_recency(listed), found.warnings
 
-    def summary(self) -> Summary:
-        """The status summary of the vault (cached while nothing changed, `summary.current`)."""
+    def _first_pass(self, all_pages: bool) -> tuple[list[Topic], list[str]] | None:
+        """On a vault with nothing cached yet, the stale threads from the journal pages and
+        the other pages' heads (`firstpass`: a fraction of a full scan), the full index being
+        built meanwhile; else None."""
+        from . import firstpass
+
+        if not firstpass.cold(self.vault):
+            return None
+        warnings: list[str] = []
+        files = self.vault.page_files(warnings)
+        graph = firstpass.first_graph(self.vault, files, warnings, self._excluded())
+        found = [derive(t, self.as_of, self.days) for t in graph.listed(all_pages=all_pages)]
+        firstpass.warm_up(self.vault, lambda: self.summary(wait=False))
+        return by_recency([t for t in found if t.status == "stale"]), warnings
+
+    def summary(self, wait: bool = True) -> Summary:
+        """The status summary of the vault (cached while nothing changed, `summary.current`);
+        ``wait``: first for a background build a cold `stale` started (`firstpass.warm_up`),
+        rather than build the same in parallel."""
         from . import summary
 
+        if wait and self.use_cache:
+            from .firstpass import wait_for_build
+
+            wait_for_build(self.vault)
         return summary.current(
             self.vault, use_cache=self.use_cache, exclude=self._excluded(), build=self.graph
         )

@@ -19,15 +19,18 @@ import os
 import pickle
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
 from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
 from .vault import PageFile, Vault
 
+T = TypeVar("T")
 CACHE_FORMAT = 4  # bump when PageFacts or the scan rules change
 
 
@@ -187,46 +190,57 @@ def facts_of(vault: Vault, files: list[PageFile]) -> dict[str, PageFacts | str]:
 
 #: Below this many files to read, a second process costs more than it saves.
 PARALLEL_MIN = 1500
-_WORKER_VAULT: Vault | None = None  # the vault a forked scan worker inherits
+#: What a forked worker does to each file (inherited, not pickled): (vault, work).
+_WORKER: tuple[Vault, Callable[[Vault, PageFile], Any]] | None = None
 
 
 def _scan_all(
     vault: Vault, files: list[PageFile], racy_after: int, progress: bool
 ) -> dict[str, _Entry]:
     """Scan files, on every core when there are many (a cold index of a large vault)."""
+    return each_file(vault, files, partial(_fresh_entry, racy_after=racy_after), progress)
+
+
+def each_file(
+    vault: Vault,
+    files: list[PageFile],
+    work: Callable[[Vault, PageFile], T],
+    progress: bool = False,
+) -> dict[str, T]:
+    """``work(vault, file)`` of each file, by path, in forked workers on every core when there
+    are many files (results come back pickled: keep them small)."""
+    global _WORKER
     workers = min(os.cpu_count() or 1, 8, len(files) // (PARALLEL_MIN // 2) or 1)
     reporter = _Progress(len(files)) if progress else None
+    out: dict[str, T] = {}
     if workers < 2 or not _can_fork():
-        out = {}
         for n, f in enumerate(files):
-            out[f.rel] = _fresh_entry(vault, f, racy_after)
+            out[f.rel] = work(vault, f)
             if reporter:
                 reporter.update(n)
     else:
-        global _WORKER_VAULT
-        _WORKER_VAULT = vault
         import multiprocessing
 
+        _WORKER = (vault, work)
         chunks = [files[i : i + 250] for i in range(0, len(files), 250)]
-        out = {}
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for n, part in enumerate(
-                pool.imap_unordered(_scan_chunk, [(c, racy_after) for c in chunks])
-            ):
-                out.update(part)
-                if reporter:
-                    reporter.update(n * 250)
-        _WORKER_VAULT = None
+        try:
+            with multiprocessing.get_context("fork").Pool(workers) as pool:
+                for n, part in enumerate(pool.imap_unordered(_work_chunk, chunks)):
+                    out.update(part)
+                    if reporter:
+                        reporter.update(n * 250)
+        finally:
+            _WORKER = None
     if reporter:
         reporter.done()
     return out
 
 
-def _scan_chunk(job: tuple[list[PageFile], int]) -> dict[str, _Entry]:
-    files, racy_after = job
-    assert _WORKER_VAULT is not None
+def _work_chunk(files: list[PageFile]) -> dict[str, Any]:
+    assert _WORKER is not None
+    vault, work = _WORKER
     with paused_gc():
-        return {f.rel: _fresh_entry(_WORKER_VAULT, f, racy_after) for f in files}
+        return {f.rel: work(vault, f) for f in files}
 
 
 def _can_fork() -> bool:

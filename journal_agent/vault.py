@@ -196,9 +196,12 @@ class Vault:
         ``listed``: the file came from `page_files`, whose walk already refused links out of the
         vault (resolving every path again would double the cost of a cold scan).
         """
-        path = self.root / rel
-        if not listed and not inside(path, self.root):
-            raise UnreadablePage(f"{rel}: resolves to outside the vault")
+        if listed:  # a string path: a Path per file is a tenth of a cold scan's reading
+            path: str | Path = os.path.join(os.fspath(self.root), rel)
+        else:
+            path = self.root / rel
+            if not inside(path, self.root):
+                raise UnreadablePage(f"{rel}: resolves to outside the vault")
         try:
             data = read_file(path, "page", limit=MAX_PAGE_BYTES, error=UnreadablePage)
         except UnreadablePage:

@@ -51,6 +51,9 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # nor the person's own config file or state folder (the outbox of pending bullets lives there)
     monkeypatch.setenv("JOURNAL_AGENT_CONFIG", str(tmp_path / "no-user-config.toml"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    # a cold `stale` builds the full index in-process, not in a process that outlives the test
+    # (tests/test_firstpass.py starts the background one on purpose)
+    monkeypatch.setenv("JOURNAL_AGENT_BACKGROUND", "0")
 
 
 def copy_vault(src: Path, tmp_path: Path) -> Path:

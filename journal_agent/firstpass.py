@@ -1,0 +1,237 @@
+"""The journal-first pass: `stale` on a vault with no cache yet, from the journal pages and the
+heads of the other pages, not from every page body.
+
+Why: the first query on a vault used to scan every page in full (about 6 s on a 20,000-page
+vault), though the stale list needs only the dated mentions (journal pages) and how every name
+resolves (the page heads). Scanning a page costs ten times reading it, and ordinary pages are
+nine tenths of a vault; so this pass reads every file but scans only the journal pages, and of
+the other pages their head (the page properties before the first block: title, aliases,
+tombstone, whether the page is a journal by its title). The full index is built after the
+answer (`warm_up`, in a background process), and every later query uses it.
+
+The answer is exactly the full graph's (tests/test_firstpass.py compares them). What an ordinary
+page's body could still change, and how it is kept exact, by scanning such a page in full:
+
+* a page whose head cannot be cut from its body (front matter, a code fence or a ``#+`` line
+  before the first block, an org page) or whose title reads as a date (its mentions are dated);
+* Logseq makes a page of every property key, task marker and priority, and `stale` leaves those
+  out: a body whose possible keys (a superset, `_meta_candidates`) name a page that only the
+  scanned pages name is scanned;
+* a page without a file is titled as the first file, in path order, that names it spells it: a
+  page that sorts before a scanned journal page is scanned.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
+from .errors import UnreadablePage
+from .facts import PageFacts, page_facts
+from .index import Index, each_file
+from .logseq_pages import LogseqPages
+from .outline import TASK_MARKERS, decode
+from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
+from .vault import PageFile, Vault
+
+if TYPE_CHECKING:
+    from .queries import Graph
+
+_NONE: frozenset[str] = frozenset()
+#: Set to 0: no background process; the full index is built before the answer returns.
+BACKGROUND_ENV = "JOURNAL_AGENT_BACKGROUND"
+
+# A line a Logseq block property may stand on (`properties.PROPERTY_LINE`, less strict: any
+# ``key::`` at a line's start), and a priority (`scanner._MARKER`).
+_KEY = re.compile(r"^[ \t]*([^\s:][^\s]*?)::", re.M)
+_PRIORITY = re.compile(r"\[#([!-\\^-~])\]")
+#: The task markers that are no built-in page (those are never left out of `stale` for it).
+_MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)
+
+#: A file's part in the pass: its full facts (and None), its head's facts and the names of the
+#: pages its body may make (property keys, markers, priorities), or the warning that it cannot
+#: be read.
+Read = tuple[PageFacts, frozenset[str] | None] | str
+
+
+def cold(vault: Vault) -> bool:
+    """Whether nothing is cached for ``vault`` yet: no summary, no index."""
+    from .index import cache_path
+    from .summary import summary_path
+
+    return not os.path.exists(summary_path(vault)) and not cache_path(vault).exists()
+
+
+def first_graph(
+    vault: Vault, files: list[PageFile], warnings: list[str], exclude: frozenset[str]
+) -> Graph:
+    """The backlink graph of ``files`` in which every journal page has its full facts and
+    every other page those of its head (no mentions), unless its body could change the stale
+    list (see the module): then it has its full facts too."""
+    from .queries import Graph
+    from .registry import build_registry
+
+    read = each_file(vault, files, _read_one)
+    facts: dict[str, PageFacts] = {}
+    bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make
+    for f in files:
+        got = read[f.rel]
+        if isinstance(got, str):
+            warnings.append(got)
+        else:
+            facts[f.rel], names = got
+            if names is not None:
+                bodies[f.rel] = names
+    again: list[str] = []  # head-only files to scan in full after all
+    registry = build_registry(Index(vault, facts))
+    if isinstance(registry, LogseqPages):
+        last = max((rel for rel, f in facts.items() if f.date and rel not in bodies), default="")
+        again = [rel for rel in bodies if rel < last]  # may title a page the journals name
+        only_named = {
+            key for key, page in registry.by_key.items() if page.origin == "reference"
+        }  # pages that a property key, marker or priority elsewhere would hide
+        key = registry.entity_key
+        again += [
+            rel
+            for rel, names in bodies.items()
+            if rel >= last and any(key(n) in only_named for n in names)
+        ]
+    for rel in again:
+        facts[rel] = _full(vault, rel)
+    index = Index(vault, facts, warnings)
+    return Graph(index, None if again else registry, exclude)
+
+
+def _read_one(vault: Vault, file: PageFile) -> Read:
+    """One file's part (in a worker process when there are many)."""
+    try:
+        data = vault.read_bytes(file.rel, listed=True)
+        text, bom = decode(data, file.rel)
+        head = _head(vault, file.rel, text)
+        if head is not None:
+            if head:
+                facts = page_facts(vault, file.rel, vault.scan_text(head, bom))
+            else:  # no page properties: named by its file
+                facts = PageFacts(*vault.describe(file.rel), (), None, (), (), ())
+            if facts.date is None:
+                logseq = vault.flavor.syntax == "logseq"
+                body = _meta_candidates(text[len(head) :]) if logseq else frozenset()
+                return facts._replace(mentions=(), meta=()), body
+        return page_facts(vault, file.rel, vault.parse_page(file.rel, data)), None
+    except UnreadablePage as exc:
+        return f"{exc}; skipped"
+
+
+def _full(vault: Vault, rel: str) -> PageFacts:
+    return page_facts(vault, rel, vault.parse_page(rel, vault.read_bytes(rel, listed=True)))
+
+
+def _head(vault: Vault, rel: str, text: str) -> str | None:
+    """The page's head: the text before its first block (the page properties stand there and
+    only there), or None where it must be scanned whole (a journal folder's page, front matter,
+    a fence or a ``#+`` line before the first block, org-mode)."""
+    folder = vault.settings.journal_dir
+    if text.startswith("---") or (folder and rel.startswith(folder + "/")):
+        return None
+    if vault.flavor.syntax != "logseq":
+        return ""  # Obsidian and Markdown keep page properties in front matter only
+    if vault.flavor.org_pages and rel.lower().endswith(".org"):
+        return None
+    if _LOGSEQ_ITEM.match(text):
+        return ""
+    found = _NEXT_LOGSEQ_ITEM.search(text)
+    head = text if found is None else text[: found.start()]
+    return None if "```" in head or "~~~" in head or "#+" in head else head
+
+
+def _meta_candidates(body: str) -> frozenset[str]:
+    """Every name a Logseq body could make a page of by a property key, a task marker or a
+    priority: more than it does (code, keys Logseq drops), never fewer."""
+    names: set[str] = set()
+    if "::" in body:
+        keys = {k.lower().replace("_", "-") for k in _KEY.findall(body)}
+        names.update(property_page(k) for k in keys if k not in BUILT_IN_PROPERTIES)
+    if "[#" in body:
+        names.update(_PRIORITY.findall(body))
+    names.update(m for m in _MARKERS if m in body)
+    return frozenset(names) if names else _NONE
+
+
+# ---------------------------------------------------------------------------------------------
+# the full index, after the answer
+
+
+def warm_up(vault: Vault, build: Callable[[], object]) -> None:
+    """Have the full index and the status summary built for ``vault``: by a process of its own
+    that outlives this one (the person has the answer meanwhile), or here (``build``) when
+    `BACKGROUND_ENV` is 0 or no process can be started. The builder holds an ``flock`` on a
+    file beside the summary from before it starts until it is done (`wait_for_build`); while
+    one holds it, no other is started."""
+    if os.environ.get(BACKGROUND_ENV) != "0" and sys.platform != "win32":
+        import fcntl
+
+        try:
+            fd = _open_lock(vault)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # a build is under way
+                os.close(fd)
+                return
+            try:  # the child inherits the locked file: the lock is its until it exits
+                subprocess.Popen(
+                    [sys.executable, "-m", "journal_agent.firstpass", str(vault.root)],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    start_new_session=True,  # not killed with the hook that started it
+                    pass_fds=(fd,),
+                )
+                return
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    build()
+
+
+def wait_for_build(vault: Vault) -> None:
+    """Return once no background build of ``vault``'s index is under way."""
+    if sys.platform == "win32":
+        return
+    import fcntl
+
+    try:
+        fd = _open_lock(vault, create=False)
+    except OSError:  # none was ever started
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    finally:
+        os.close(fd)
+
+
+def _open_lock(vault: Vault, create: bool = True) -> int:
+    from .summary import summary_path
+
+    path = summary_path(vault) + ".building"
+    if create:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    return os.open(path, os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0), 0o600)
+
+
+if __name__ == "__main__":  # the background process `warm_up` starts (it holds the lock)
+    from .api import Query
+    from .errors import JournalAgentError
+
+    try:
+        Query.of(sys.argv[1], None, None, True).summary(wait=False)  # the lock is its own
+    except JournalAgentError:
+        sys.exit(1)  # the person's next query says what is wrong

@@ -1,0 +1,204 @@
+"""The journal-first pass (`firstpass`) answers a cold `stale` exactly as the full graph does.
+
+It scans the journal pages and only the heads of the other pages, so every test here compares
+it with the graph of every page in full (`api` with ``use_cache=False``): the stale list, and,
+stronger, every topic that has a dated mention (status, last mention and its text, silence,
+count) on several days and windows. Vaults: the three flavor fixtures, the Obsidian rule vaults,
+sample_vault, every case graph of tests/graph_gen.py (namespaces, aliases, property pages,
+journals by title ... each checked against Logseq's own parser elsewhere), generated graphs, and
+the fixtures after random changes (tests/test_summary_patch.py's `change_at_random`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from journal_agent import api, firstpass
+from journal_agent.api import Query
+from journal_agent.index import cache_path
+from journal_agent.queries import Graph, derive
+from journal_agent.summary import summary_path
+
+from . import graph_gen
+from .conftest import FIXTURE_VAULTS, ROOT, copy_vault
+from .test_summary_patch import FLAVORS, change_at_random
+
+DAYS = [("2026-11-29", 21), ("2026-11-29", 3), ("2026-10-01", 14), ("2025-06-30", 60)]
+
+
+def dated_topics(graph: Graph, as_of: str, days: int) -> dict[tuple[str, str | None], Any]:
+    """Every listed topic (built-in and property pages too) that has a dated mention by
+    ``as_of``, as `topics` prints it, with its newest mention's text."""
+    day = dt.date.fromisoformat(as_of)
+    out = {}
+    for topic in graph.listed(all_pages=True):
+        found = derive(topic, day, days)
+        if found.status != "unmentioned":
+            out[(found.page.title, found.page.path)] = (found.to_json(), found.last)
+    return out
+
+
+def assert_first_pass_is_the_graphs(root: Path) -> None:
+    query = Query.of(root, None, None, True)
+    warnings: list[str] = []
+    files = query.vault.page_files(warnings)
+    first = firstpass.first_graph(query.vault, files, warnings, query._excluded())
+    full = query.graph()
+    assert sorted(first.index.warnings) == sorted(full.index.warnings)
+    for as_of, days in DAYS:
+        assert dated_topics(first, as_of, days) == dated_topics(full, as_of, days), (as_of, days)
+
+
+def assert_cold_stale_is_the_graphs(root: Path) -> None:
+    """`api.stale` on an empty cache (the first pass) == without a cache (the full graph)."""
+    for all_pages in (False, True):
+        for as_of, days in DAYS:
+            for path in (summary_path(Query.of(root, None, None, True).vault),):
+                if os.path.exists(path):
+                    os.unlink(path)
+            cache_path(Query.of(root, None, None, True).vault).unlink(missing_ok=True)
+            kw: dict[str, Any] = {"vault": root, "as_of": as_of, "days": days}
+            cold = api.stale(use_cache=True, all_pages=all_pages, **kw)
+            full = api.stale(use_cache=False, all_pages=all_pages, **kw)
+            assert cold.to_json() == full.to_json()
+            assert cold.warnings == full.warnings
+
+
+@pytest.mark.parametrize("fixture", FLAVORS)
+def test_cold_stale_in_every_flavor(request: pytest.FixtureRequest, fixture: str) -> None:
+    root: Path = request.getfixturevalue(fixture)
+    assert_cold_stale_is_the_graphs(root)
+    assert_first_pass_is_the_graphs(root)
+
+
+@pytest.mark.parametrize(
+    "vault", sorted(p.name for p in (FIXTURE_VAULTS / "obsidian_rules").iterdir())
+)
+def test_the_obsidian_rule_vaults(tmp_path: Path, vault: str) -> None:
+    root = copy_vault(FIXTURE_VAULTS / "obsidian_rules" / vault, tmp_path)
+    assert_first_pass_is_the_graphs(root)
+
+
+def test_the_sample_vault(tmp_path: Path) -> None:
+    root = copy_vault(ROOT / "sample_vault", tmp_path)
+    assert_cold_stale_is_the_graphs(root)
+    assert_first_pass_is_the_graphs(root)
+
+
+@pytest.mark.parametrize("case", sorted(graph_gen.CASES))
+def test_every_case_graph(tmp_path: Path, case: str) -> None:
+    root = graph_gen.write_graph(tmp_path / "g", graph_gen.CASES[case].files)
+    assert_first_pass_is_the_graphs(root)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_graphs(tmp_path: Path, seed: int) -> None:
+    root = graph_gen.write_graph(tmp_path / "g", graph_gen.generate(seed, pages=120, days=90))
+    assert_first_pass_is_the_graphs(root)
+
+
+@pytest.mark.parametrize("fixture", FLAVORS)
+@pytest.mark.parametrize("seed", range(3))
+def test_after_random_changes(request: pytest.FixtureRequest, fixture: str, seed: int) -> None:
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    names = ["Atlas Migration", "Pages Alone", "ops/On Call", "new thing", "DONE", "status"]
+    for _ in range(4):
+        for _ in range(rng.randint(1, 4)):
+            change_at_random(rng, root, names)
+        assert_first_pass_is_the_graphs(root)
+
+
+# ---------------------------------------------------------------------------------------------
+# what a body can still change, each scanned in full
+
+
+def test_a_property_key_in_a_body_hides_a_page_only_journals_name(tmp_path: Path) -> None:
+    """Logseq makes a page of a property key (and leaves it out of `stale`): a page named only
+    by journals is hidden by a key in an ordinary page's body, a marker, or a priority."""
+    files = {
+        "journals/2026_10_01.md": "- about [[status]] and [[started]] and [[Q]] and [[Plain]]\n",
+        "pages/Notes.md": "- a block\n  status:: open\n- STARTED work\n- [#Q] urgent\n",
+        "pages/Other.md": "title:: Other\n\n- ```\n  plain:: in code\n  ```\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    assert_first_pass_is_the_graphs(root)
+    listed = [t["topic"] for t in api.stale(vault=root, as_of="2026-11-29").to_json()["threads"]]
+    assert listed == ["Plain"]
+
+
+def test_a_page_before_the_journals_spells_a_page_without_a_file(tmp_path: Path) -> None:
+    files = {
+        "Archive/old.md": "- [[ROADMAP review]]\n",
+        "journals/2026_10_01.md": "- [[roadmap review]] again\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    assert_first_pass_is_the_graphs(root)
+    threads = api.stale(vault=root, as_of="2026-11-29").to_json()["threads"]
+    assert [t["topic"] for t in threads] == ["ROADMAP review"]
+
+
+def test_heads_that_rename_alias_retire_or_date_a_page(tmp_path: Path) -> None:
+    files = {
+        "journals/2026_10_01.md": "- [[Old Name]] [[Nick]] [[Renamed]] [[fm]]\n",
+        "pages/Old Name.md": "superseded-by:: [[New Name]]\n\n- body [[Elsewhere]]\n",
+        "pages/Real.md": "alias:: Nick\n- body\n",
+        "pages/file name.md": "title:: Renamed\nid:: 1\n- body\n",
+        "pages/day.md": "title:: Oct 2nd, 2026\n- on a day [[Renamed]]\n",
+        "pages/front.md": "---\ntitle: fm\ntags:\n  - x\n---\n- body\n",
+        "pages/fenced.md": "```\n- not a block\n```\ntitle:: Fenced\n- body\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    assert_first_pass_is_the_graphs(root)
+
+
+def test_unreadable_pages_warn_as_the_full_scan_does(tmp_path: Path) -> None:
+    files = {"journals/2026_10_01.md": "- [[Topic]]\n", "pages/Topic.md": "- t\n"}
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    (root / "pages" / "bad.md").write_bytes(b"- \xff\xfe not utf-8\n")
+    (root / "journals" / "2026_10_02.md").write_bytes(b"\x00binary")
+    assert_cold_stale_is_the_graphs(root)
+
+
+# ---------------------------------------------------------------------------------------------
+# the full index, after the answer
+
+
+def test_a_cold_stale_leaves_the_full_cache_behind(logseq_vault: Path) -> None:
+    vault = Query.of(logseq_vault, None, None, True).vault
+    assert firstpass.cold(vault)
+    api.stale(vault=logseq_vault, as_of="2026-11-29")
+    assert not firstpass.cold(vault)
+    # the summary built after it answers every query, as a warm one
+    warm = api.topics(vault=logseq_vault, as_of="2026-11-29").to_json()
+    assert warm == api.topics(vault=logseq_vault, as_of="2026-11-29", use_cache=False).to_json()
+
+
+def test_the_background_build_outlives_the_command(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed command answers and returns; a process of its own builds the cache, and a
+    query meanwhile waits for it rather than build the same (it never builds a graph here)."""
+    monkeypatch.delenv("JOURNAL_AGENT_BACKGROUND")
+    vault = Query.of(logseq_vault, None, None, True).vault
+    argv = [sys.executable, "-m", "journal_agent", "stale", "--vault", str(logseq_vault)]
+    done = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)
+    assert done.returncode == 0, done.stderr
+
+    def no_graph(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("built in the foreground")
+
+    expected = api.topics(vault=logseq_vault, as_of="2026-11-29", use_cache=False).to_json()
+    monkeypatch.setattr(Query, "graph", no_graph)
+    assert api.topics(vault=logseq_vault, as_of="2026-11-29").to_json() == expected
+    assert not firstpass.cold(vault)
+    again = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)
+    assert again.stdout == done.stdout
