@@ -121,7 +121,7 @@ def _read_one(vault: Vault, file: PageFile) -> Read:
             if facts.date is None:
                 logseq = vault.flavor.syntax == "logseq"
                 body = _meta_candidates(text[len(head) :]) if logseq else frozenset()
-                return facts._replace(mentions=(), meta=()), body
+                return facts._replace(mentions=()), body  # the head's keys are pages too
         return page_facts(vault, file.rel, vault.parse_page(file.rel, data)), None
     except UnreadablePage as exc:
         return f"{exc}; skipped"
