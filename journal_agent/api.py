@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -241,33 +242,16 @@ class Query:
         """Every topic's status (or only those with status ``only``), most recently mentioned
         first, and the unreadable pages (from the cached summary while nothing changed);
         ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
-        if only == "stale" and self.use_cache:
-            first = self._first_pass(all_pages)
-            if first is not None:
-                return first
-        found = self.summary()
+        found = self.summary(stale_only=only == "stale")
         listed = found.topics(self.as_of, self.days, only, all_pages)
         return by_recency(listed), found.warnings
 
-    def _first_pass(self, all_pages: bool) -> tuple[list[Topic], list[str]] | None:
-        """On a vault with nothing cached yet, the stale threads from the journal pages and
-        the other pages' heads (`firstpass`: a fraction of a full scan), the full index being
-        built meanwhile; else None."""
-        from . import firstpass
-
-        if not firstpass.cold(self.vault):
-            return None
-        warnings: list[str] = []
-        files = self.vault.page_files(warnings)
-        graph = firstpass.first_graph(self.vault, files, warnings, self._excluded())
-        found = [derive(t, self.as_of, self.days) for t in graph.listed(all_pages=all_pages)]
-        firstpass.warm_up(self.vault, lambda: self.summary(wait=False))
-        return by_recency([t for t in found if t.status == "stale"]), warnings
-
-    def summary(self, wait: bool = True) -> Summary:
-        """The status summary of the vault (cached while nothing changed, `summary.current`);
-        ``wait``: first for a background build a cold `stale` started (`firstpass.warm_up`),
-        rather than build the same in parallel."""
+    def summary(self, wait: bool = True, stale_only: bool = False) -> Summary:
+        """The status summary of the vault (cached while nothing changed, `summary.current`).
+        ``wait``: first for a build `stale` left to a process of its own (`firstpass.warm_up`),
+        rather than build the same in parallel; ``stale_only``: the caller reads only the
+        stale threads, which, where the summary must be rebuilt, come from the journal pages
+        and page heads (`firstpass`), the rebuild left to a process of its own."""
         from . import summary
 
         if wait and self.use_cache:
@@ -275,8 +259,18 @@ class Query:
 
             wait_for_build(self.vault)
         return summary.current(
-            self.vault, use_cache=self.use_cache, exclude=self._excluded(), build=self.graph
+            self.vault,
+            use_cache=self.use_cache,
+            exclude=self._excluded(),
+            build=self.graph,
+            instead=self._first_pass if stale_only else None,
         )
+
+    def _first_pass(self, files: list[PageFile], warnings: list[str]) -> Summary:
+        from .firstpass import first_summary
+
+        rebuild = partial(self.summary, wait=False)
+        return first_summary(self.vault, files, warnings, self._excluded(), rebuild)
 
     def timeline(self, topic: str) -> TimelineResult:
         """The topic's backlinks, newest first: from the status summary and the files that

@@ -27,6 +27,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -40,7 +41,9 @@ from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
 from .vault import PageFile, Vault
 
 if TYPE_CHECKING:
+    from .index import _Entry as Entry
     from .queries import Graph
+    from .summary import Summary
 
 _NONE: frozenset[str] = frozenset()
 #: Set to 0: no background process; the full index is built before the answer returns.
@@ -59,39 +62,70 @@ _MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)
 Read = tuple[PageFacts, frozenset[str] | None] | str
 
 
-def cold(vault: Vault) -> bool:
-    """Whether nothing is cached for ``vault`` yet: no summary, no index."""
-    from .index import cache_path
-    from .summary import summary_path
+def first_summary(
+    vault: Vault,
+    files: list[PageFile],
+    warnings: list[str],
+    exclude: frozenset[str],
+    build: Callable[[], object],
+) -> Summary:
+    """The summary `stale` reads, where the vault's would have to be rebuilt: of `first_graph`
+    (with the cached facts of the files that did not change), for this answer only; the full
+    one is built meanwhile (`warm_up`, ``build`` where no process can be started)."""
+    from .index import _fingerprint, _read_cache, cache_path
+    from .summary import Summary
 
-    return not os.path.exists(summary_path(vault)) and not cache_path(vault).exists()
+    graph = first_graph(
+        vault, files, warnings, exclude, _read_cache(cache_path(vault), _fingerprint(vault))
+    )
+    found = Summary.of(graph, "", names=False)
+    warm_up(vault, build)
+    return found
 
 
 def first_graph(
-    vault: Vault, files: list[PageFile], warnings: list[str], exclude: frozenset[str]
+    vault: Vault,
+    files: list[PageFile],
+    warnings: list[str],
+    exclude: frozenset[str],
+    known: dict[str, Entry] | None = None,
 ) -> Graph:
     """The backlink graph of ``files`` in which every journal page has its full facts and
     every other page those of its head (no mentions), unless its body could change the stale
-    list (see the module): then it has its full facts too."""
+    list (see the module): then it has its full facts too. ``known``: the cached index's
+    entries; a file whose stat they hold is not read (and its property keys are known)."""
+    from .index import RACY_NS, _cached
     from .queries import Graph
     from .registry import build_registry
 
-    read = each_file(vault, files, _read_one)
+    racy_after = time.time_ns() - RACY_NS
+    cached = {
+        f.rel: e[3] for f in files if (e := _cached(vault, f, (known or {}).get(f.rel), racy_after))
+    }
+    read = each_file(vault, [f for f in files if f.rel not in cached], _read_one)
     facts: dict[str, PageFacts] = {}
     bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make
     for f in files:
-        got = read[f.rel]
+        got = cached[f.rel] if f.rel in cached else read[f.rel]
         if isinstance(got, str):
             warnings.append(got)
+        elif isinstance(got, PageFacts):
+            facts[f.rel] = got
         else:
             facts[f.rel], names = got
             if names is not None:
                 bodies[f.rel] = names
     again: list[str] = []  # head-only files to scan in full after all
+    last = ""  # in Logseq, pages before a journal page may title a page the journals name
+    if vault.flavor.resolution == "logseq":
+        last = max((rel for rel, f in facts.items() if f.date and rel not in bodies), default="")
+        again = [rel for rel in bodies if rel < last]
+    for rel in cached:  # what a cached page says beside its head changes no stale thread
+        page = facts.get(rel)
+        if page is not None and page.date is None and rel >= last:
+            facts[rel] = page._replace(mentions=())
     registry = build_registry(Index(vault, facts))
     if isinstance(registry, LogseqPages):
-        last = max((rel for rel, f in facts.items() if f.date and rel not in bodies), default="")
-        again = [rel for rel in bodies if rel < last]  # may title a page the journals name
         only_named = {
             key for key, page in registry.by_key.items() if page.origin == "reference"
         }  # pages that a property key, marker or priority elsewhere would hide

@@ -80,7 +80,8 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
         return None
     gc.disable()  # as `cli.main`: one answer, then exit
     raw = query.get("--vault") or os.environ.get(VAULT_ENV) or ""
-    summary = current(raw, seen) if refresh and seen else warm_summary(raw, seen)
+    stale = query["command"] == "stale"
+    summary = current(raw, seen, stale) if refresh and seen else warm_summary(raw, seen)
     if summary is None:
         return None
     result = respond(summary, query)
@@ -99,14 +100,15 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
     return render.emit(out)
 
 
-def current(raw: str, seen: list[Seen]) -> Summary | None:
+def current(raw: str, seen: list[Seen], stale_only: bool) -> Summary | None:
     """The summary of the vault at ``raw`` brought up to date (`summary.current`) from what the
-    warm path just read of it; None on any error (`cli` says what is wrong)."""
+    warm path just read of it (``stale_only``: see `api.Query.summary`); None on any error
+    (`cli` says what is wrong)."""
     from .api import Query
 
     with handed(seen):
         try:
-            return Query.of(raw, None, None, True).summary()
+            return Query.of(raw, None, None, True).summary(stale_only=stale_only)
         except Exception:  # noqa: BLE001 - `cli` answers errors
             return None
 

@@ -91,8 +91,8 @@ class Summary:
         self.guard: dict[str, Any] = {}
 
     @classmethod
-    def of(cls, graph: Graph, stamp: str) -> Summary:
-        """The summary of a graph."""
+    def of(cls, graph: Graph, stamp: str, names: bool = True) -> Summary:
+        """The summary of a graph (``names``: with its name tables, which `find` needs)."""
         from .queries import _order
 
         s = cls(stamp, warnings=list(graph.index.warnings))
@@ -100,7 +100,8 @@ class Summary:
         string_ids: dict[str, int] = {}
         days, sources, lines, resolutions, texts, starts, extra = [], [], [], [], [], [0], []
         listed = graph.listed(all_pages=True)
-        s.names, s.spelled = _names(graph, listed)
+        if names:
+            s.names, s.spelled = _names(graph, listed)
         for topic in listed:
             s.titles.append(topic.page.title)
             s.paths.append(topic.page.path)
@@ -280,11 +281,13 @@ def current(
     use_cache: bool,
     exclude: frozenset[str],
     build: Callable[[tuple[list[PageFile], list[str]]], Graph],
+    instead: Callable[[list[PageFile], list[str]], Summary] | None = None,
 ) -> Summary:
     """The vault's summary: the one a running watcher keeps current; else the cached one while no
     file's stat and no setting changed since it was built (its racily clean files' bytes too);
     else the cached one patched for a few edited journal pages; else one built from ``build``
-    (the graph of the listed files) and cached."""
+    (the graph of the listed files) and cached, or, where it would be built and cached,
+    ``instead``'s (of the listed files, which then sees to the cache)."""
     from .errors import JournalAgentError
     from .index import _fingerprint, paused_gc, racy_digests, still_same
     from .walk import stamp
@@ -324,6 +327,10 @@ def current(
         patched = refresh(vault, path, kept, files, key, base, racy, guard, exclude)
         if patched is not None:
             return patched
+    if key and instead is not None:
+        found = instead(files, warnings)
+        found.guard = guard  # what the warm path reads of the settings (the default window)
+        return found
     with paused_gc():  # every object built here lives until the answer is printed
         graph = build((files, warnings))
         built = Summary.of(graph, key or "")

@@ -23,13 +23,28 @@ import pytest
 
 from journal_agent import api, firstpass
 from journal_agent.api import Query
-from journal_agent.index import cache_path
+from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.queries import Graph, derive
 from journal_agent.summary import summary_path
 
 from . import graph_gen
 from .conftest import FIXTURE_VAULTS, ROOT, copy_vault
 from .test_summary_patch import FLAVORS, change_at_random
+
+
+@pytest.fixture
+def spy_graph(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many graphs of every page `Query.graph` built (the first pass builds none)."""
+    built: list[int] = []
+    real = Query.graph
+
+    def graph(self: Query, *args: Any, **kw: Any) -> Graph:
+        built.append(1)
+        return real(self, *args, **kw)
+
+    monkeypatch.setattr(Query, "graph", graph)
+    return built
+
 
 DAYS = [("2026-11-29", 21), ("2026-11-29", 3), ("2026-10-01", 14), ("2025-06-30", 60)]
 
@@ -51,11 +66,12 @@ def dated_topics(graph: Graph, as_of: str, days: int) -> dict[tuple[str, str | N
     return out
 
 
-def assert_first_pass_is_the_graphs(root: Path) -> None:
+def assert_first_pass_is_the_graphs(root: Path, known: dict[str, Any] | None = None) -> None:
+    """``known``: the entries of an index cached before the vault changed."""
     query = Query.of(root, None, None, True)
     warnings: list[str] = []
     files = query.vault.page_files(warnings)
-    first = firstpass.first_graph(query.vault, files, warnings, query._excluded())
+    first = firstpass.first_graph(query.vault, files, warnings, query._excluded(), known)
     full = Query.of(root, None, None, False).graph()  # caches nothing: the vault stays cold
     assert sorted(first.index.warnings) == sorted(full.index.warnings)
     for as_of, days in DAYS:
@@ -117,9 +133,37 @@ def test_after_random_changes(request: pytest.FixtureRequest, fixture: str, seed
     rng = random.Random(seed)
     names = ["Atlas Migration", "Pages Alone", "ops/On Call", "new thing", "DONE", "status"]
     for _ in range(4):
+        vault = Query.of(root, None, None, True).vault
+        load_index(vault)  # cached now, and then read beside what changed since
         for _ in range(rng.randint(1, 4)):
             change_at_random(rng, root, names)
         assert_first_pass_is_the_graphs(root)
+        assert_first_pass_is_the_graphs(root, _read_cache(cache_path(vault), _fingerprint(vault)))
+
+
+def test_stale_where_the_summary_would_be_rebuilt(
+    logseq_vault: Path, spy_graph: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a change the summary cannot be patched for (a named page deleted), `stale` answers
+    from the first pass over the cached index; the full graph is built only for the cache."""
+    kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29"}
+    api.stale(**kw)
+    passes: list[int] = []
+    real = firstpass.first_graph
+
+    def first_graph(*args: Any) -> Graph:
+        passes.append(len(spy_graph))
+        return real(*args)
+
+    monkeypatch.setattr(firstpass, "first_graph", first_graph)
+    spy_graph.clear()
+    (logseq_vault / "pages" / "Atlas Migration.md").unlink()
+    found = api.stale(**kw)  # the rebuild: in-process here (JOURNAL_AGENT_BACKGROUND=0), after
+    assert passes == [0] and spy_graph == [1]
+    assert found.to_json() == api.stale(use_cache=False, **kw).to_json()
+    passes.clear()
+    assert api.stale(**kw).to_json() == found.to_json()  # from the rebuilt summary
+    assert passes == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,11 +222,14 @@ def test_unreadable_pages_warn_as_the_full_scan_does(tmp_path: Path) -> None:
 # the full index, after the answer
 
 
+def cached(root: Path) -> bool:
+    return os.path.exists(summary_path(Query.of(root, None, None, True).vault))
+
+
 def test_a_cold_stale_leaves_the_full_cache_behind(logseq_vault: Path) -> None:
-    vault = Query.of(logseq_vault, None, None, True).vault
-    assert firstpass.cold(vault)
+    assert not cached(logseq_vault)
     api.stale(vault=logseq_vault, as_of="2026-11-29")
-    assert not firstpass.cold(vault)
+    assert cached(logseq_vault)
     # the summary built after it answers every query, as a warm one
     warm = api.topics(vault=logseq_vault, as_of="2026-11-29").to_json()
     assert warm == api.topics(vault=logseq_vault, as_of="2026-11-29", use_cache=False).to_json()
@@ -194,7 +241,6 @@ def test_the_background_build_outlives_the_command(
     """The installed command answers and returns; a process of its own builds the cache, and a
     query meanwhile waits for it rather than build the same (it never builds a graph here)."""
     monkeypatch.delenv("JOURNAL_AGENT_BACKGROUND")
-    vault = Query.of(logseq_vault, None, None, True).vault
     argv = [sys.executable, "-m", "journal_agent", "stale", "--vault", str(logseq_vault)]
     done = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)
     assert done.returncode == 0, done.stderr
@@ -205,6 +251,6 @@ def test_the_background_build_outlives_the_command(
     expected = api.topics(vault=logseq_vault, as_of="2026-11-29", use_cache=False).to_json()
     monkeypatch.setattr(Query, "graph", no_graph)
     assert api.topics(vault=logseq_vault, as_of="2026-11-29").to_json() == expected
-    assert not firstpass.cold(vault)
+    assert cached(logseq_vault)
     again = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)
     assert again.stdout == done.stdout
