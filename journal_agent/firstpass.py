@@ -1,13 +1,15 @@
-"""The journal-first pass: `stale` on a vault with no cache yet, from the journal pages and the
-heads of the other pages, not from every page body.
+"""The journal-first pass: `stale` where the status summary would have to be rebuilt (no cache
+yet, or changes no patch covers), from the journal pages and the heads of the other pages, not
+from every page body.
 
 Why: the first query on a vault used to scan every page in full (about 6 s on a 20,000-page
 vault), though the stale list needs only the dated mentions (journal pages) and how every name
 resolves (the page heads). Scanning a page costs ten times reading it, and ordinary pages are
 nine tenths of a vault; so this pass reads every file but scans only the journal pages, and of
 the other pages their head (the page properties before the first block: title, aliases,
-tombstone, whether the page is a journal by its title). The full index is built after the
-answer (`warm_up`, in a background process), and every later query uses it.
+tombstone, whether the page is a journal by its title); a file the cached index holds
+unchanged is not read at all. The full index and summary are built after the answer
+(`warm_up`, in a background process), and every later query uses them.
 
 The answer is exactly the full graph's (tests/test_firstpass.py compares them). What an ordinary
 page's body could still change, and how it is kept exact, by scanning such a page in full:
