@@ -138,7 +138,11 @@ def first_graph(
             if rel >= last and any(key(n) in only_named for n in names)
         ]
     for rel in again:
-        facts[rel] = _full(vault, rel)
+        try:
+            facts[rel] = _full(vault, rel)
+        except UnreadablePage as exc:  # gone since it was read: as a full scan would say
+            del facts[rel]
+            warnings.append(f"{exc}; skipped")
     index = Index(vault, facts, warnings)
     return Graph(index, None if again else registry, exclude)
 

@@ -254,3 +254,27 @@ def test_the_background_build_outlives_the_command(
     assert cached(logseq_vault)
     again = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)
     assert again.stdout == done.stdout
+
+
+def test_a_page_gone_before_its_second_read_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"Archive/old.md": "- [[X]]\n", "journals/2026_10_01.md": "- [[x]]\n"}
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    query = Query.of(root, None, None, True)
+    warnings: list[str] = []
+    listed = query.vault.page_files(warnings)
+    (root / "Archive" / "old.md").unlink()  # read once for its head, gone for its body
+    real = firstpass._read_one
+    monkeypatch.setattr(
+        firstpass,
+        "_read_one",
+        lambda v, f: (
+            real(v, f)
+            if "Archive" not in f.rel
+            else (firstpass.PageFacts("old", None, (), None, (), (), ()), frozenset())
+        ),
+    )
+    graph = firstpass.first_graph(query.vault, listed, warnings, frozenset())
+    assert [w for w in warnings if "Archive/old.md" in w]
+    assert "Archive/old.md" not in graph.index.files
