@@ -23,6 +23,7 @@ import pytest
 
 from journal_agent import api, firstpass
 from journal_agent.api import Query
+from journal_agent.facts import PageFacts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.queries import Graph, derive
 from journal_agent.summary import summary_path
@@ -272,7 +273,7 @@ def test_a_page_gone_before_its_second_read_is_a_warning(
         lambda v, f: (
             real(v, f)
             if "Archive" not in f.rel
-            else (firstpass.PageFacts("old", None, (), None, (), (), ()), frozenset())
+            else (PageFacts("old", None, (), None, (), (), ()), frozenset())
         ),
     )
     graph = firstpass.first_graph(query.vault, listed, warnings, frozenset())
