@@ -212,7 +212,8 @@ def warm_up(vault: Vault, build: Callable[[], object]) -> None:
     `BACKGROUND_ENV` is 0 or no process can be started. The builder holds an ``flock`` on a
     file beside the summary from before it starts until it is done (`wait_for_build`); while
     one holds it, no other is started."""
-    if os.environ.get(BACKGROUND_ENV) != "0" and sys.platform != "win32":
+    own_python = bool(sys.executable) and not getattr(sys, "frozen", False)  # not embedded
+    if os.environ.get(BACKGROUND_ENV) != "0" and sys.platform != "win32" and own_python:
         import fcntl
 
         try:

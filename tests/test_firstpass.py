@@ -279,3 +279,14 @@ def test_a_page_gone_before_its_second_read_is_a_warning(
     graph = firstpass.first_graph(query.vault, listed, warnings, frozenset())
     assert [w for w in warnings if "Archive/old.md" in w]
     assert "Archive/old.md" not in graph.index.files
+
+
+def test_an_embedded_interpreter_rebuilds_in_process(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ``sys.executable`` is no Python to start (embedded, frozen), no process is started:
+    the cache is built before the answer returns."""
+    monkeypatch.delenv("JOURNAL_AGENT_BACKGROUND")
+    monkeypatch.setattr(sys, "executable", "")
+    api.stale(vault=logseq_vault, as_of="2026-11-29")
+    assert cached(logseq_vault)
