@@ -287,6 +287,6 @@ def test_an_embedded_interpreter_rebuilds_in_process(
     """Where ``sys.executable`` is no Python to start (embedded, frozen), no process is started:
     the cache is built before the answer returns."""
     monkeypatch.delenv("JOURNAL_AGENT_BACKGROUND")
-    monkeypatch.setattr(sys, "executable", "")
+    monkeypatch.setattr(sys, "frozen", True, raising=False)  # an app's binary, not Python
     api.stale(vault=logseq_vault, as_of="2026-11-29")
     assert cached(logseq_vault)
