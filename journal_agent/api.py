@@ -248,14 +248,14 @@ class Query:
 
     def summary(self, wait: bool = True, stale_only: bool = False) -> Summary:
         """The status summary of the vault (cached while nothing changed, `summary.current`).
-        ``wait``: first for a build `stale` left to a process of its own (`firstpass.warm_up`),
+        ``wait``: first for a build `stale` left to a process of its own (`rebuild.warm_up`),
         rather than build the same in parallel; ``stale_only``: the caller reads only the
         stale threads, which, where the summary must be rebuilt, come from the journal pages
         and page heads (`firstpass`), the rebuild left to a process of its own."""
         from . import summary
 
         if wait and self.use_cache:
-            from .firstpass import wait_for_build
+            from .rebuild import wait_for_build
 
             wait_for_build(self.vault)
         return summary.current(

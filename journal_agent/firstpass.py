@@ -9,7 +9,7 @@ nine tenths of a vault; so this pass reads every file but scans only the journal
 the other pages their head (the page properties before the first block: title, aliases,
 tombstone, whether the page is a journal by its title); a file the cached index holds
 unchanged is not read at all. The full index and summary are built after the answer
-(`warm_up`, in a background process), and every later query uses them.
+(`rebuild.warm_up`, in a background process), and every later query uses them.
 
 The answer is exactly the full graph's (tests/test_firstpass.py compares them). What an ordinary
 page's body could still change, and how it is kept exact, by scanning such a page in full:
@@ -25,10 +25,7 @@ page's body could still change, and how it is kept exact, by scanning such a pag
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -48,9 +45,6 @@ if TYPE_CHECKING:
     from .summary import Summary
 
 _NONE: frozenset[str] = frozenset()
-#: Set to 0: no background process; the full index is built before the answer returns.
-BACKGROUND_ENV = "JOURNAL_AGENT_BACKGROUND"
-
 # A line a Logseq block property may stand on (`properties.PROPERTY_LINE`, less strict: any
 # ``key::`` at a line's start), and a priority (`scanner._MARKER`).
 _KEY = re.compile(r"^[ \t]*([^\s:][^\s]*?)::", re.M)
@@ -73,8 +67,9 @@ def first_summary(
 ) -> Summary:
     """The summary `stale` reads, where the vault's would have to be rebuilt: of `first_graph`
     (with the cached facts of the files that did not change), for this answer only; the full
-    one is built meanwhile (`warm_up`, ``build`` where no process can be started)."""
+    one is built meanwhile (`rebuild.warm_up`, ``build`` where no process can be started)."""
     from .index import _fingerprint, _read_cache, cache_path
+    from .rebuild import warm_up
     from .summary import Summary
 
     graph = first_graph(
@@ -100,10 +95,8 @@ def first_graph(
     from .queries import Graph
     from .registry import build_registry
 
-    racy_after = time.time_ns() - RACY_NS
-    cached = {
-        f.rel: e[3] for f in files if (e := _cached(vault, f, (known or {}).get(f.rel), racy_after))
-    }
+    racy_after, known = time.time_ns() - RACY_NS, known or {}
+    cached = {f.rel: e[3] for f in files if (e := _cached(vault, f, known.get(f.rel), racy_after))}
     read = each_file(vault, [f for f in files if f.rel not in cached], _read_one)
     facts: dict[str, PageFacts] = {}
     bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make
@@ -200,79 +193,3 @@ def _meta_candidates(body: str) -> frozenset[str]:
         names.update(_PRIORITY.findall(body))
     names.update(m for m in _MARKERS if m in body)
     return frozenset(names) if names else _NONE
-
-
-# ---------------------------------------------------------------------------------------------
-# the full index, after the answer
-
-
-def warm_up(vault: Vault, build: Callable[[], object]) -> None:
-    """Have the full index and the status summary built for ``vault``: by a process of its own
-    that outlives this one (the person has the answer meanwhile), or here (``build``) when
-    `BACKGROUND_ENV` is 0 or no process can be started. The builder holds an ``flock`` on a
-    file beside the summary from before it starts until it is done (`wait_for_build`); while
-    one holds it, no other is started."""
-    own_python = bool(sys.executable) and not getattr(sys, "frozen", False)  # not embedded
-    if os.environ.get(BACKGROUND_ENV) != "0" and sys.platform != "win32" and own_python:
-        import fcntl
-
-        try:
-            fd = _open_lock(vault)
-        except OSError:
-            fd = -1
-        if fd >= 0:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:  # a build is under way
-                os.close(fd)
-                return
-            try:  # the child inherits the locked file: the lock is its until it exits
-                subprocess.Popen(
-                    [sys.executable, "-m", "journal_agent.firstpass", str(vault.root)],
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    start_new_session=True,  # not killed with the hook that started it
-                    pass_fds=(fd,),
-                )
-                return
-            except OSError:
-                pass
-            finally:
-                os.close(fd)
-    build()
-
-
-def wait_for_build(vault: Vault) -> None:
-    """Return once no background build of ``vault``'s index is under way."""
-    if sys.platform == "win32":
-        return
-    import fcntl
-
-    try:
-        fd = _open_lock(vault, create=False)
-    except OSError:  # none was ever started
-        return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    finally:
-        os.close(fd)
-
-
-def _open_lock(vault: Vault, create: bool = True) -> int:
-    from .summary import summary_path
-
-    path = summary_path(vault) + ".building"
-    if create:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-    return os.open(path, os.O_RDWR | os.O_CLOEXEC | (os.O_CREAT if create else 0), 0o600)
-
-
-if __name__ == "__main__":  # the background process `warm_up` starts (it holds the lock)
-    from .api import Query
-    from .errors import JournalAgentError
-
-    try:
-        Query.of(sys.argv[1], None, None, True).summary(wait=False)  # the lock is its own
-    except JournalAgentError:
-        sys.exit(1)  # the person's next query says what is wrong
