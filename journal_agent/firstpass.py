@@ -91,12 +91,16 @@ def first_graph(
     every other page those of its head (no mentions), unless its body could change the stale
     list (see the module): then it has its full facts too. ``known``: the cached index's
     entries; a file whose stat they hold is not read (and its property keys are known)."""
-    from .index import RACY_NS, _cached
+    from .index import RACY_NS, reusable
     from .queries import Graph
     from .registry import build_registry
 
     racy_after, known = time.time_ns() - RACY_NS, known or {}
-    cached = {f.rel: e[3] for f in files if (e := _cached(vault, f, known.get(f.rel), racy_after))}
+    cached = {
+        f.rel: found
+        for f in files
+        if (found := reusable(vault, f, known.get(f.rel), racy_after)) is not None
+    }
     read = each_file(vault, [f for f in files if f.rel not in cached], _read_one)
     facts: dict[str, PageFacts] = {}
     bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make

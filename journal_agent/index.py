@@ -6,6 +6,9 @@ folder, one file per vault). The cache is derived and deletable: an entry is reu
 its file's modification time, size and inode are unchanged, new and deleted files are noticed,
 and a cache written for other settings, another version, or a corrupt file is silently rebuilt.
 Two processes refreshing at once each write a complete cache (atomic rename): the last one wins.
+Each file's facts are stored marshalled on their own (`facts.facts_bytes`) inside one marshalled
+table: loading the table is a copy of bytes, a timeline decodes only the files it reads
+(`facts_of`), and rewriting the table after a change re-encodes only the changed files.
 
 What a file's facts are is `facts`' business; this module only decides when they are reused.
 """
@@ -15,8 +18,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import marshal
 import os
-import pickle
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -27,11 +30,18 @@ from typing import Any, TypeVar
 
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
-from .facts import RESOLUTION_MARKERS, RESOLUTION_TEXT, PageFacts, page_facts
+from .facts import (
+    RESOLUTION_MARKERS,
+    RESOLUTION_TEXT,
+    PageFacts,
+    facts_bytes,
+    facts_from,
+    page_facts,
+)
 from .vault import PageFile, Vault
 
 T = TypeVar("T")
-CACHE_FORMAT = 4  # bump when PageFacts or the scan rules change
+CACHE_FORMAT = 5  # bump when PageFacts, its encoding or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,7 +60,7 @@ class Index:
 
 def cache_path(vault: Vault) -> Path:
     """Where the index of ``vault`` is cached (outside the vault)."""
-    return cache_file("index", os.path.realpath(vault.root), suffix=".pickle")
+    return cache_file("index", os.path.realpath(vault.root), suffix=".facts")
 
 
 def racy_digests(vault: Vault, files: list[PageFile]) -> dict[str, bytes]:
@@ -101,8 +111,9 @@ def _fingerprint(vault: Vault) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()
 
 
-# mtime_ns, size, inode, the facts (or the warning), and a digest of the bytes for racy entries
-_Entry = tuple[int, int, int, "PageFacts | str", "bytes | None"]
+# mtime_ns, size, inode, the facts (`facts_bytes`; or the warning), and a digest of the bytes
+# for racy entries
+_Entry = tuple[int, int, int, "bytes | str", "bytes | None"]
 #: A file modified this recently may change again within the same timestamp tick (2 s on FAT,
 #: 1 s on HFS+, a few ms on older Linux) without its size changing ("racily clean", as git calls
 #: it): its entry keeps a digest of the bytes, and the next run compares the bytes too.
@@ -158,7 +169,11 @@ def _load_index(
     entries: dict[str, _Entry] = {}
     for file in files:
         entry = reused[file.rel] or fresh[file.rel]
-        facts = entry[3]
+        facts = stored_facts(entry)
+        if facts is None:  # a cached entry that does not read back: a corrupt cache
+            entry = reused[file.rel] = _fresh_entry(vault, file, racy_after)
+            facts = _fresh_facts(entry)
+            index.rescanned += 1
         if isinstance(facts, str):
             warnings.append(facts.lstrip(_TRANSIENT))
         else:
@@ -182,10 +197,38 @@ def facts_of(vault: Vault, files: list[PageFile]) -> dict[str, PageFacts | str]:
     racy_after = time.time_ns() - RACY_NS
     out: dict[str, PageFacts | str] = {}
     for f in files:
-        entry = _cached(vault, f, old.get(f.rel), racy_after) or _fresh_entry(vault, f, racy_after)
-        facts = entry[3]
+        facts = reusable(vault, f, old.get(f.rel), racy_after)
+        if facts is None:
+            facts = _fresh_facts(_fresh_entry(vault, f, racy_after))
         out[f.rel] = facts.lstrip(_TRANSIENT) if isinstance(facts, str) else facts
     return out
+
+
+def reusable(
+    vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int
+) -> PageFacts | str | None:
+    """The facts (or the warning) a cached entry holds for ``file``, if it still describes the
+    file (`_cached`) and reads back; None: the file must be scanned."""
+    found = _cached(vault, file, entry, racy_after)
+    return None if found is None else stored_facts(found)
+
+
+def _fresh_facts(entry: _Entry) -> PageFacts | str:
+    facts = stored_facts(entry)
+    assert facts is not None, "facts just encoded read back"
+    return facts
+
+
+def stored_facts(entry: _Entry) -> PageFacts | str | None:
+    """An entry's facts read back (`facts.facts_from`), or its warning; None if they do not
+    read back (a corrupt cache)."""
+    data = entry[3]
+    if isinstance(data, str):
+        return data
+    try:
+        return facts_from(data)
+    except ValueError:
+        return None
 
 
 #: Below this many files to read, a second process costs more than it saves.
@@ -279,9 +322,9 @@ def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
         return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
     if file.mtime_ns > racy_after:
         digest = _digest(data)
-    facts: PageFacts | str
+    facts: bytes | str
     try:
-        facts = page_facts(vault, file.rel, vault.parse_page(file.rel, data))
+        facts = facts_bytes(page_facts(vault, file.rel, vault.parse_page(file.rel, data)))
     except UnreadablePage as exc:
         facts = f"{exc}; skipped"
     return (file.mtime_ns, file.size, file.inode, facts, digest)
@@ -292,10 +335,12 @@ def _digest(data: bytes) -> bytes:
 
 
 def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:
+    """The cached entries by path (their facts still encoded); empty if there are none for
+    these settings."""
     try:
         with open(path, "rb") as handle:
-            data = pickle.load(handle)
-        if data["fingerprint"] == fingerprint and isinstance(data["files"], dict):
+            data = marshal.loads(handle.read())
+        if data["fingerprint"] == fingerprint and type(data["files"]) is dict:
             entries: dict[str, _Entry] = data["files"]
             return entries
     except Exception:  # a missing, foreign, truncated or corrupt cache is rebuilt silently
@@ -304,8 +349,9 @@ def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:
 
 
 def _write_cache(path: Path, fingerprint: str, entries: dict[str, _Entry]) -> None:
-    data = {"fingerprint": fingerprint, "files": entries}
-    write_atomic(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+    write_atomic(path, marshal.dumps({"fingerprint": fingerprint, "files": entries}))
+    with contextlib.suppress(OSError):  # the pickled cache of earlier versions
+        path.with_suffix(".pickle").unlink(missing_ok=True)
 
 
 class _Progress:

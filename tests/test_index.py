@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import marshal
 import os
 import pickle
 import random
@@ -28,6 +29,7 @@ import pytest
 
 from journal_agent import api
 from journal_agent.errors import PageNotFound
+from journal_agent.facts import facts_bytes, facts_from
 from journal_agent.index import Index, cache_path, load_index
 from journal_agent.queries import Graph, all_topics
 from journal_agent.vault import open_vault
@@ -281,13 +283,22 @@ def test_same_size_rewrite_within_one_mtime_tick_is_noticed(logseq_vault: Path) 
     assert answer(index(logseq_vault))["Ergonomics"] == ERGONOMICS_UNMENTIONED
 
 
+def test_the_pickled_cache_of_an_earlier_version_is_removed(logseq_vault: Path) -> None:
+    path = cache_path(open_vault(logseq_vault))
+    legacy = path.with_suffix(".pickle")
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    legacy.write_bytes(b"an index an earlier version wrote")
+    index(logseq_vault)
+    assert path.is_file() and not legacy.exists()
+
+
 def test_old_files_are_not_read_again_on_warm_runs(logseq_vault: Path) -> None:
     """Only recently written files keep a digest; a warm run reads no other file."""
     long_ago = 1_700_000_000_000_000_000
     for path in logseq_vault.rglob("*.md"):
         os.utime(path, ns=(long_ago, long_ago))
     assert index(logseq_vault).rescanned == FILES
-    data = pickle.loads(cache_path(open_vault(logseq_vault)).read_bytes())
+    data = marshal.loads(cache_path(open_vault(logseq_vault)).read_bytes())
     assert all(entry[4] is None for entry in data["files"].values())
 
 
@@ -305,10 +316,18 @@ def _corrupt(kind: str, valid: bytes) -> bytes:
         return pickle.dumps([1, 2, 3])
     if kind == "pickled dict without the keys":
         return pickle.dumps({"version": 1})
+    if kind == "marshalled list":
+        return marshal.dumps([1, 2, 3])
     if kind == "other fingerprint":
-        data = pickle.loads(valid)
-        return pickle.dumps({"fingerprint": "0" * 64, "files": data["files"]})
-    if kind == "unknown class":
+        data = marshal.loads(valid)
+        return marshal.dumps({"fingerprint": "0" * 64, "files": data["files"]})
+    if kind in ("one file's facts garbage", "one file's facts of another shape"):
+        data = marshal.loads(valid)
+        mtime, size, inode, _facts, digest = data["files"][ERGONOMICS_JOURNAL]
+        bad = b"\xff" * 9 if kind.endswith("garbage") else marshal.dumps(("title", None))
+        data["files"][ERGONOMICS_JOURNAL] = (mtime, size, inode, bad, digest)
+        return marshal.dumps(data)
+    if kind == "pickle of an earlier version":
         return b"cjournal_agent_no_such_module\nThing\n."  # a class of a module that is gone
     raise AssertionError(kind)
 
@@ -321,8 +340,11 @@ def _corrupt(kind: str, valid: bytes) -> bytes:
         "empty",
         "pickled list",
         "pickled dict without the keys",
+        "marshalled list",
         "other fingerprint",
-        "unknown class",
+        "one file's facts garbage",
+        "one file's facts of another shape",
+        "pickle of an earlier version",
     ],
 )
 def test_corrupt_cache_is_rebuilt_silently(
@@ -333,7 +355,7 @@ def test_corrupt_cache_is_rebuilt_silently(
     path.write_bytes(_corrupt(kind, path.read_bytes()))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert refresh(logseq_vault, FILES) == before
+        assert refresh(logseq_vault, 1 if kind.startswith("one file") else FILES) == before
         assert status(logseq_vault, "Ergonomics") == ERGONOMICS
     assert caught == []
     assert capfd.readouterr() == ("", "")
@@ -388,10 +410,12 @@ def test_use_cache_false_never_reads_the_cache(logseq_vault: Path) -> None:
     ignored, and left untouched, by an uncached one."""
     warm(logseq_vault)
     path = cache_path(open_vault(logseq_vault))
-    data = pickle.loads(path.read_bytes())
-    mtime, size, inode, facts, digest = data["files"][ERGONOMICS_JOURNAL]
-    data["files"][ERGONOMICS_JOURNAL] = (mtime, size, inode, facts._replace(mentions=()), digest)
-    path.write_bytes(pickle.dumps(data))
+    data = marshal.loads(path.read_bytes())
+    mtime, size, inode, blob, digest = data["files"][ERGONOMICS_JOURNAL]
+    facts = facts_from(blob)
+    lie = facts_bytes(facts._replace(mentions=()))
+    data["files"][ERGONOMICS_JOURNAL] = (mtime, size, inode, lie, digest)
+    path.write_bytes(marshal.dumps(data))
     lying = path.read_bytes()
     stamp = path.stat().st_mtime_ns
     assert status(logseq_vault, "Ergonomics")["status"] == "unmentioned"  # the lie is believed
@@ -495,7 +519,7 @@ def test_two_processes_refreshing_at_once_leave_a_good_cache(
             assert result["topics"] == expected
             assert result["warnings"] == truth.warnings
         assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # no temp left
-        data = pickle.loads(path.read_bytes())
+        data = marshal.loads(path.read_bytes())
         assert sorted(data["files"]) == sorted(truth.files)
         (third,) = run_together(logseq_vault, tmp_path / f"round{n}-after", 1)
         assert third["rescanned"] == 0

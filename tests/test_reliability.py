@@ -484,11 +484,12 @@ def test_a_wrong_shaped_cache_is_rebuilt(logseq_vault: Path) -> None:
     vault = journal_agent.open_vault(logseq_vault)
     first = journal_agent.stale(vault=vault, as_of=DAY).to_json()
     path = cache_path(vault)
-    import pickle
+    import marshal
 
-    fingerprint = pickle.loads(path.read_bytes())["fingerprint"]
-    path.write_bytes(pickle.dumps({"fingerprint": fingerprint, "files": {"x": 1, "y": (1,)}}))
-    path.with_suffix(".summary").write_bytes(pickle.dumps([1, 2, 3]))
+    fingerprint = marshal.loads(path.read_bytes())["fingerprint"]
+    files = {"x": 1, "y": (1,), "pages/z.md": (1, 2, 3, 4, None)}
+    path.write_bytes(marshal.dumps({"fingerprint": fingerprint, "files": files}))
+    path.with_suffix(".summary").write_bytes(marshal.dumps([1, 2, 3]))
     assert journal_agent.stale(vault=vault, as_of=DAY).to_json() == first
 
 

@@ -360,7 +360,7 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     page = logseq_vault / "journals" / "2026_11_29.md"
     page.write_text("- looked at [[Grafana]]\n")
     path = str(index.cache_path(Query.of(logseq_vault, AS_OF, None, True).vault))
-    path = path.removesuffix(".pickle") + ".summary"  # as `summary.current` names it
+    path = path.removesuffix(".facts") + ".summary"  # as `summary.current` names it
     cached(logseq_vault)
     first = summary.load(path, cached(logseq_vault).stamp)
     assert first is not None and "journals/2026_11_29.md" in first.racy
