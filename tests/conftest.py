@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 from collections import Counter
 from pathlib import Path
 
 import pytest
+
+# A suite started in the background (``pytest &`` from a script) inherits SIGINT ignored, and so
+# would every process it starts; the tests that interrupt one (Ctrl-C) need it back.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_VAULT = ROOT / "sample_vault"
