@@ -22,7 +22,7 @@ import marshal
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -63,16 +63,16 @@ def cache_path(vault: Vault) -> Path:
     return cache_file("index", os.path.realpath(vault.root), suffix=".facts")
 
 
-def racy_digests(vault: Vault, files: list[PageFile]) -> dict[str, bytes]:
+def racy_digests(vault: Vault, files: Sequence[tuple[str, int, int, int]]) -> dict[str, bytes]:
     """The digests of the files modified so recently that a change to them may not show in
     their stat yet: a projection built now holds them, and is trusted later only while they
     still hold the same bytes (git's "racily clean" rule). Unreadable ones are left out."""
     racy_after = time.time_ns() - RACY_NS
     out = {}
-    for f in files:
-        if f.mtime_ns > racy_after:
+    for rel, mtime, _size, _inode in files:  # `PageFile`s, or the plain tuples of a listing
+        if mtime > racy_after:
             try:
-                out[f.rel] = _digest(vault.read_bytes(f.rel, listed=True))
+                out[rel] = _digest(vault.read_bytes(rel, listed=True))
             except UnreadablePage:
                 continue
     return out

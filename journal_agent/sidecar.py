@@ -14,7 +14,10 @@ import functools
 import hashlib
 import pickle
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,6 +29,7 @@ from .summary import FORMAT, Summary
 if TYPE_CHECKING:
     from .queries import Graph
     from .vault import PageFile, Vault
+    from .walk import Stat
 
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
 #: index for the rest, is as quick (measured on the 20k-page bench vault: 100 patched 0.5 s over a
@@ -102,12 +106,19 @@ NO_KEYS = digest("")  # `journal_head` of a journal page that uses no property k
 
 
 _U64 = (1 << 64) - 1
+_STAT = itemgetter(1, 2, 3)  # of a `PageFile` or a listing's tuple: mtime, size, inode
 
 
-def file_stats(files: list[PageFile]) -> array[int]:
+def file_stats(files: Sequence[Stat]) -> array[int]:
     """Each file's mtime, size and inode as unsigned 64-bit numbers (an inode may use the top
-    bit, as overlayfs's and NFS's do; an mtime before 1970 is negative)."""
-    return array("Q", [n & _U64 for f in files for n in (f.mtime_ns, f.size, f.inode)])
+    bit, as overlayfs's and NFS's do; an mtime before 1970 is negative). Made in C, through a
+    signed array (a tenth of a second at 100,000 files by a loop)."""
+    out = array("Q")
+    try:
+        out.frombytes(array("q", chain.from_iterable(map(_STAT, files))).tobytes())
+    except OverflowError:  # an inode with its top bit set
+        out = array("Q", [n & _U64 for f in files for n in f[1:]])
+    return out
 
 
 def stat_of(side: Sidecar, n: int) -> tuple[int, int, int]:

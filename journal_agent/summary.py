@@ -26,12 +26,13 @@ from .derived import status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
     from .derived import Status
     from .queries import Backlink, Graph, Topic
     from .vault import PageFile, Vault
+    from .walk import Stat
 
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
@@ -305,28 +306,31 @@ def current(
         if vouched is not None and trusted and trusted.endswith(excluded):
             return vouched
     warnings: list[str] = []
-    files = vault.page_files(warnings)
-    key = stamp(fingerprint, files) + excluded if use_cache else None
+    listed = vault.listing(warnings)  # plain tuples: made into `PageFile`s only to build
+    key = stamp(fingerprint, listed) + excluded if use_cache else None
     path = summary_path(vault)
     kept = read(path) if key else None  # read once: a patch starts from it
     cached = kept if kept is not None and kept.stamp == key else None
     base = fingerprint + excluded
     guard = _guard(vault, fingerprint, excluded) if key else {}
     if cached is not None and still_same(vault, cached.racy):
-        settle = bool(cached.racy) and settled(files, cached.racy)
+        settle = bool(cached.racy) and settled(listed, cached.racy)
         if settle or cached.guard != guard:
             if settle:  # checked once more, now out of the window: the stat suffices
                 cached.racy = {}
             cached.guard = guard  # a settings file touched, its settings the same
             save(path, cached)
         return cached
-    racy = racy_digests(vault, files) if key else {}
+    racy = racy_digests(vault, listed) if key else {}
     if key and cached is None:  # a few pages changed since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, kept, files, key, base, racy, guard, exclude)
+        patched = refresh(vault, path, kept, listed, key, base, racy, guard, exclude)
         if patched is not None:
             return patched
+    from .vault import PageFile
+
+    files = list(map(PageFile._make, listed))
     if key and instead is not None:
         found = instead(files, warnings)
         found.guard = guard  # what the warm path reads of the settings (the default window)
@@ -393,7 +397,7 @@ def summary_path(vault: Vault) -> str:
     return cache_name("index", os.path.realpath(vault.root), suffix=".summary")
 
 
-def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:
+def settled(files: Sequence[Stat], racy: dict[str, bytes]) -> bool:
     """Whether every racily clean file has left the racy window: its bytes, just found the
     same, can no longer change without its stat changing (after a bulk copy or checkout every
     file is racy, and each run would read them all again)."""
@@ -402,7 +406,7 @@ def settled(files: list[PageFile], racy: dict[str, bytes]) -> bool:
     from .index import RACY_NS
 
     before = time.time_ns() - RACY_NS
-    return all(f.mtime_ns <= before for f in files if f.rel in racy)
+    return all(mtime <= before for rel, mtime, _, _ in files if rel in racy)
 
 
 #: The summary the warm path (`quick`) read moments ago in this process, handed on with the

@@ -38,7 +38,8 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 from array import array
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
@@ -58,14 +59,17 @@ from .sidecar import (
 )
 from .summary import Summary, save
 from .summary_topics import add_page, drop_pages, landing, named, new_names
-from .vault import PageFile, Vault
+from .vault import Vault
+
+if TYPE_CHECKING:
+    from .walk import Stat
 
 
 def refresh(
     vault: Vault,
     summary_path: str,
     old: Summary | None,
-    files: list[PageFile],
+    files: Sequence[Stat],
     stamp: str,
     base: str,
     racy: dict[str, bytes],
@@ -79,7 +83,7 @@ def refresh(
     side = load_side(summary_path)
     if side is None or side.base != base or old is None or old.stamp != side.stamp or old.warnings:
         return None
-    rels = [f.rel for f in files]
+    rels = [f[0] for f in files]
     came: list[str] = []
     gone: list[str] = []
     dropped: list[Dropped] = []
@@ -94,10 +98,10 @@ def refresh(
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
     new_pages = {rel for rel in came if vault.date_of(rel) is None}
-    dated = [n for n in changed_at if vault.date_of(files[n].rel) is not None]
-    added = [n for n in changed_at if files[n].rel in new_pages]
-    pages = [n for n in changed_at if n not in dated and files[n].rel not in new_pages]
-    read = {files[n].rel: _facts(vault, files[n].rel) for n in changed_at}
+    dated = [n for n in changed_at if vault.date_of(rels[n]) is not None]
+    added = [n for n in changed_at if rels[n] in new_pages]
+    pages = [n for n in changed_at if n not in dated and rels[n] not in new_pages]
+    read = {rels[n]: _facts(vault, rels[n]) for n in changed_at}
     patched = new_names(vault, side, old, read, exclude)  # names nobody used before
     if patched is None:
         return None
@@ -112,7 +116,7 @@ def refresh(
         ]
     if dated or gone:
         fresh = _fresh_mentions(
-            vault, [files[n] for n in dated], dated, side, patched, set(came), read
+            vault, [rels[n] for n in dated], dated, side, patched, set(came), read
         )
         if fresh is not None and (came or gone):
             days = [(rel, fresh[rel][1]) for rel in came if rel not in new_pages]
@@ -122,12 +126,12 @@ def refresh(
             fresh.update((rel, (vault.date_of(rel) or dt.date.min, "", {})) for rel in gone)
         patched = _patch(patched, fresh, side, stamp) if fresh is not None else None
     if pages and patched is not None:
-        patched = _patch_pages(vault, [files[n] for n in pages], pages, side, patched, read)
+        patched = _patch_pages(vault, [rels[n] for n in pages], pages, side, patched, read)
     if dropped and patched is not None:
         patched = drop_pages(vault, side, patched, dropped)
     for n in added:
         if patched is not None:
-            patched = add_page(vault, files[n].rel, n, side, patched, exclude, read)
+            patched = add_page(vault, rels[n], n, side, patched, exclude, read)
     if patched is None:
         return None
     patched.stamp, patched.racy, patched.guard = stamp, racy, guard
@@ -152,7 +156,7 @@ _Fresh = dict[str, tuple[dt.date, str, dict[int, dict[int, tuple[bool, str]]]]]
 
 def _fresh_mentions(
     vault: Vault,
-    changed: list[PageFile],
+    changed: list[str],
     where: list[int],
     side: Sidecar,
     old: Summary,
@@ -162,28 +166,28 @@ def _fresh_mentions(
     """The changed journal pages' mentions (at ``where`` in ``side.rels``; those in ``came``
     are new), when each lands where it did when the summary was built."""
     out: _Fresh = {}
-    for f, n in zip(changed, where, strict=True):
-        day = vault.date_of(f.rel)
-        if day is None or f.rel in side.marked or f.rel.endswith(".org"):
+    for rel, n in zip(changed, where, strict=True):
+        day = vault.date_of(rel)
+        if day is None or rel in side.marked or rel.endswith(".org"):
             return None
-        facts = read.get(f.rel)
+        facts = read.get(rel)
         if facts is None or facts.date != day or facts.aliases or facts.superseded_by:
             return None
         own = journal_head(facts, vault.flavor)
-        if f.rel in came and meta_keys(facts, vault.flavor) <= side.meta:
+        if rel in came and meta_keys(facts, vault.flavor) <= side.meta:
             side.set_head(n, own)
         if own != side.head_of(n):
             return None  # it uses other property keys: a property page may come or go
-        per_topic = landing(side, old, f.rel, facts)
+        per_topic = landing(side, old, rel, facts)
         if per_topic is None:
             return None
-        out[f.rel] = (day, facts.title, per_topic)
+        out[rel] = (day, facts.title, per_topic)
     return out
 
 
 def _patch_pages(
     vault: Vault,
-    changed: list[PageFile],
+    changed: list[str],
     where: list[int],
     side: Sidecar,
     summary: Summary,
@@ -192,18 +196,18 @@ def _patch_pages(
     """``summary`` as it is (it keeps no undated mention), with ``side``'s undated counts of the
     changed ordinary pages (at ``where`` in ``side.rels``) replaced; None if a page's head
     changed, or it stops naming (or respells) a page without a file that it titles."""
-    for f, n in zip(changed, where, strict=True):
-        facts = read.get(f.rel)
+    for rel, n in zip(changed, where, strict=True):
+        facts = read.get(rel)
         if facts is None or facts.date is not None or head(facts) != side.head_of(n):
             return None
-        per_topic = landing(side, summary, f.rel, facts)
+        per_topic = landing(side, summary, rel, facts)
         if per_topic is None:
             return None
         per_topic.pop(side.own[n], None)  # a page's references to itself do not count
         lo, hi = side.spans[n], side.spans[n + 1]
         for k in range(lo, hi):
             i = side.pairs[2 * k]
-            if i not in per_topic and side.titled.get(i) in ("", f.rel):
+            if i not in per_topic and side.titled.get(i) in ("", rel):
                 return None  # the page without a file it titled may cease to be, or retitle
         new = array("i")
         for i, at in sorted(per_topic.items()):

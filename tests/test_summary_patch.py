@@ -449,6 +449,9 @@ def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault:
     ]
     side = cast(sidecar.Sidecar, SimpleNamespace(stats=sidecar.file_stats(files)))
     assert [sidecar.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in files]
+    usual = [files[0]._replace(inode=7), ("pages/c.md", 2**63 - 1, 2**40, 0)]  # no top bit
+    side = cast(sidecar.Sidecar, SimpleNamespace(stats=sidecar.file_stats(usual)))
+    assert [sidecar.stat_of(side, n) for n in range(2)] == [tuple(f[1:]) for f in usual]
     fingerprint = _fingerprint(open_vault(logseq_vault))
     other = [files[0]._replace(inode=7), files[1]]
     assert stamp(fingerprint, files) != stamp(fingerprint, other)
