@@ -15,7 +15,6 @@ from __future__ import annotations
 import bisect
 import copy
 import datetime as dt
-import functools
 import unicodedata
 from array import array
 from collections.abc import Callable
@@ -199,7 +198,7 @@ def _with_topic(
     new.extra.insert(p, 0)
     new.starts = array("i", summary.starts)
     new.starts.insert(p, summary.starts[p])
-    _renumber(new, side, lambda i: i + (i >= p))
+    _renumber(new, side, p, 1)
     new.names.update((query_key(name), p) for name in spellings)
     new.spelled.update(dict.fromkeys(spellings, p))
     return new
@@ -230,26 +229,31 @@ def drop_pages(
     new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
     for p in sorted((page.topic for page in pages), reverse=True):  # lower positions hold
         del new.titles[p], new.paths[p], new.extra[p], new.starts[p]
-        _renumber(new, side, functools.partial(_without, p))
+        _renumber(new, side, p, -1)
     return new
 
 
-def _without(p: int, i: int) -> int:
-    """Position ``i`` once the topic at ``p`` is gone (-1: it was that one)."""
-    return -1 if i == p else i - (i > p)
-
-
-def _renumber(summary: Summary, side: Sidecar, move: Callable[[int], int]) -> None:
-    """Every topic position in the summary's query tables and in ``side`` moved (-1: gone)."""
-    summary.names = {k: j for k, i in summary.names.items() if (j := move(i)) >= 0}
-    summary.spelled = {k: j for k, i in summary.spelled.items() if (j := move(i)) >= 0}
-    side.own = array("i", (move(i) if i >= 0 else i for i in side.own))
-    side.pairs[0::2] = array("i", (move(i) for i in side.pairs[0::2]))
+def _renumber(summary: Summary, side: Sidecar, p: int, step: int) -> None:
+    """Every topic position in the summary's query tables and in ``side`` moved for a topic
+    inserted at ``p`` (``step`` 1) or taken out from there (-1: its own position becomes -1,
+    and leaves the tables). Arithmetic in the loops, no call per position: they run over every
+    name of the vault."""
+    gone = p if step < 0 else -2  # -1 stands for "no topic" in ``own``
+    up = p if step > 0 else p + 1  # from here, positions move by ``step``
+    summary.names = {k: i + step * (i >= up) for k, i in summary.names.items() if i != gone}
+    summary.spelled = {k: i + step * (i >= up) for k, i in summary.spelled.items() if i != gone}
+    side.own = array("i", (-1 if i == gone else i + step * (i >= up) for i in side.own))
+    side.pairs[0::2] = array(
+        "i", (-1 if i == gone else i + step * (i >= up) for i in side.pairs[0::2])
+    )
     side.targets = {
-        folder: {name: tuple(j for i in found if (j := move(i)) >= 0) for name, found in m.items()}
+        folder: {
+            name: tuple(i + step * (i >= up) for i in found if i != gone)
+            for name, found in m.items()
+        }
         for folder, m in side.targets.items()
     }
-    side.titled = {j: by for i, by in side.titled.items() if (j := move(i)) >= 0}
+    side.titled = {i + step * (i >= up): by for i, by in side.titled.items() if i != gone}
 
 
 def _fold(text: str) -> str:
