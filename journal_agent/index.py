@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cachedir import cache_file, write_atomic
 from .errors import UnreadablePage
@@ -39,6 +39,9 @@ from .facts import (
     page_facts,
 )
 from .vault import PageFile, Vault
+
+if TYPE_CHECKING:
+    from .walk import Stat
 
 T = TypeVar("T")
 CACHE_FORMAT = 5  # bump when PageFacts, its encoding or the scan rules change
@@ -63,7 +66,7 @@ def cache_path(vault: Vault) -> Path:
     return cache_file("index", os.path.realpath(vault.root), suffix=".facts")
 
 
-def racy_digests(vault: Vault, files: Sequence[tuple[str, int, int, int]]) -> dict[str, bytes]:
+def racy_digests(vault: Vault, files: Sequence[Stat]) -> dict[str, bytes]:
     """The digests of the files modified so recently that a change to them may not show in
     their stat yet: a projection built now holds them, and is trusted later only while they
     still hold the same bytes (git's "racily clean" rule). Unreadable ones are left out."""
