@@ -194,10 +194,9 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
     rules = (root, tuple(guard["extensions"]), tuple(guard["hidden"]))
     warnings: list[str] = []
     files = page_files(*rules, warnings)
-    digest = stamp(guard["fingerprint"], files)
     if seen is not None:
-        seen.append(((rules, files, warnings, {guard["fingerprint"]: digest}), (path, summary)))
-    if summary.racy or digest + guard["exclude"] != summary.stamp:
+        seen.append(((rules, files, warnings), (path, summary)))
+    if summary.racy or stamp(guard["fingerprint"], files) + guard["exclude"] != summary.stamp:
         return None  # changed, or a racily clean file must be read again
     return summary
 

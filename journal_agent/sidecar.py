@@ -21,6 +21,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from . import walk
 from .cachedir import write_atomic
 from .facts import PageFacts
 from .flavors import Flavor
@@ -45,6 +46,7 @@ class Sidecar:
     stamp: str  # the summary it belongs to
     rels: list[str]  # every page file, in `Vault.page_files` order
     stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
+    blocks: list[bytes]  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
     #: per folder of the linking file ("" where the flavor resolves names the same from
     #: everywhere): a name as written -> the topics (positions) it lands on
     targets: dict[str, dict[str, tuple[int, ...]]]
@@ -121,6 +123,20 @@ def file_stats(files: Sequence[Stat]) -> array[int]:
     return out
 
 
+def stats_now(files: Sequence[Stat], side: Sidecar) -> array[int]:
+    """`file_stats` of the listing ``files``, made only for the blocks of files whose digest
+    differs from the side file's (`walk.blocks`; the listing holds the side file's paths)."""
+    now, size = walk.blocks(files), walk.BLOCK
+    if len(now) != len(side.blocks):
+        return file_stats(files)
+    out = array("Q", side.stats)
+    for b, (digest, was) in enumerate(zip(now, side.blocks, strict=True)):
+        if digest != was:
+            lo, hi = b * size, min(len(files), (b + 1) * size)
+            out[3 * lo : 3 * hi] = file_stats(files[lo:hi])
+    return out
+
+
 def stat_of(side: Sidecar, n: int) -> tuple[int, int, int]:
     """File ``n``'s mtime, size and inode as `_stats` keeps them."""
     mtime, size, inode = side.stats[3 * n : 3 * n + 3]
@@ -190,6 +206,7 @@ def remember(
         summary.stamp,
         [f.rel for f in files],
         file_stats(files),
+        walk.blocks(files),
         targets,
         registry.wiki,
         frozenset(registry.key(a) for p in registry for a in p.aliases),
@@ -230,6 +247,7 @@ def _complete(side: Sidecar) -> bool:
         "stamp": str,
         "rels": list,
         "stats": array,
+        "blocks": list,
         "targets": dict,
         "by_folder": bool,
         "aliases": frozenset,

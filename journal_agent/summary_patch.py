@@ -56,10 +56,12 @@ from .sidecar import (
     meta_keys,
     relist,
     save_side,
+    stats_now,
 )
 from .summary import Summary, save
 from .summary_topics import add_page, drop_pages, landing, named, new_names
 from .vault import Vault
+from .walk import blocks
 
 if TYPE_CHECKING:
     from .walk import Stat
@@ -87,12 +89,13 @@ def refresh(
     came: list[str] = []
     gone: list[str] = []
     dropped: list[Dropped] = []
-    if rels != side.rels:
-        relisted = relist(vault, side, rels)
-        if relisted is None:
+    relisted = rels != side.rels
+    if relisted:
+        found = relist(vault, side, rels)
+        if found is None:
             return None
-        came, gone, dropped = relisted
-    now = file_stats(files)
+        came, gone, dropped = found
+    now = file_stats(files) if relisted else stats_now(files, side)
     changed_at = differing(now, side.stats)
     changed = len(changed_at) + len(gone) + len(dropped)
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
@@ -136,7 +139,7 @@ def refresh(
         return None
     patched.stamp, patched.racy, patched.guard = stamp, racy, guard
     save(summary_path, patched)
-    side.stamp, side.stats = stamp, now
+    side.stamp, side.stats, side.blocks = stamp, now, blocks(files)
     save_side(summary_path, side)
     return patched
 

@@ -16,10 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
-    #: ((root, extensions, hidden), files, warnings, the stamps computed of them by fingerprint)
-    Listing = tuple[
-        tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str], dict[str, str]
-    ]
+    Listing = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]]
 
 #: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
 SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
@@ -27,11 +24,14 @@ DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC
 
 
 #: The listing the warm path (`quick`) made moments ago in this process, handed to the CLI it
-#: gives the query to (a changed vault), with the stamp it computed of it.
+#: gives the query to (a changed vault): ((root, extensions, hidden), files, warnings).
 HANDED: Listing | None = None
-#: The handed listing as returned, and its stamps: `stamp` of it is not computed twice (a tenth
-#: of a second at 100,000 files).
-_STAMPED: tuple[list[Stat], dict[str, str]] | None = None
+#: Files per block of `stamp`: a summary's side file keeps each block's digest, so a patch finds
+#: the changed files by comparing a hundred digests, not every file's stat (`sidecar`).
+BLOCK = 1024
+#: The listing `blocks` last digested, and its digests: the handed listing is not digested twice
+#: (a tenth of a second at 100,000 files).
+_DIGESTED: tuple[Sequence[Stat], list[bytes]] | None = None
 
 
 def page_files(
@@ -47,11 +47,10 @@ def page_files(
     stat-ed relative to its folder (this runs on every query over tens of thousands of files).
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
     twice through links is listed once. Without ``stat``, stat fields are 0."""
-    global HANDED, _STAMPED
+    global HANDED
     if HANDED is not None and stat and HANDED[0] == (root, extensions, hidden):
-        (_, files, said, stamps), HANDED = HANDED, None  # used once: the vault may change after
+        (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
         warnings.extend(said)
-        _STAMPED = (files, stamps)
         return files
     found: list[Stat] = []
     folders: list[tuple[str, str]] = [(root, "")]
@@ -138,23 +137,33 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
 
 def stamp(fingerprint: str, files: Sequence[Stat]) -> str:
     """A digest of the settings (``fingerprint``) and every file's path and stat: a cached
-    projection of the whole vault is valid while it is unchanged."""
-    if _STAMPED is not None and _STAMPED[0] is files and fingerprint in _STAMPED[1]:
-        return _STAMPED[1][fingerprint]
-    return _digest(fingerprint, files)
-
-
-def _digest(fingerprint: str, files: Sequence[Stat]) -> str:
+    projection of the whole vault is valid while it is unchanged. Made of `blocks`."""
     from hashlib import blake2b
 
-    digest = blake2b(fingerprint.encode(), digest_size=16)
-    if files:
-        rels, mtimes, sizes, inodes = zip(*files, strict=True)  # hashed in a few C calls
-        digest.update("\0".join(rels).encode("utf-8", "surrogateescape"))
+    return blake2b(fingerprint.encode() + b"".join(blocks(files)), digest_size=16).hexdigest()
+
+
+def blocks(files: Sequence[Stat]) -> list[bytes]:
+    """A digest of each `BLOCK` files' paths and stats, in order (hashed in a few C calls a
+    block)."""
+    global _DIGESTED
+    if _DIGESTED is None or _DIGESTED[0] is not files:
+        _DIGESTED = (files, _digests(files))
+    return _DIGESTED[1]
+
+
+def _digests(files: Sequence[Stat]) -> list[bytes]:
+    from hashlib import blake2b
+
+    out = []
+    for start in range(0, len(files), BLOCK):
+        rels, mtimes, sizes, inodes = zip(*files[start : start + BLOCK], strict=True)
+        digest = blake2b("\0".join(rels).encode("utf-8", "surrogateescape"), digest_size=16)
         digest.update(array("q", mtimes).tobytes())  # before 1970: negative
         digest.update(array("Q", sizes).tobytes())
         digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
-    return digest.hexdigest()
+        out.append(digest.digest())
+    return out
 
 
 def probe(root: str, rels: tuple[str, ...]) -> list[list[object]]:

@@ -281,18 +281,18 @@ def test_a_changed_vault_is_listed_once(
     page.write_text(page.read_text() + "- [[Brand New Thread]] went quiet\n")
     settle(logseq_vault)
     folders.clear()
-    stamped: list[str] = []
-    real_digest = walk._digest
+    digested: list[int] = []
+    real_digests = walk._digests
 
-    def digest(fingerprint: str, files: Any) -> str:
-        stamped.append(fingerprint)
-        return real_digest(fingerprint, files)
+    def digests(files: Any) -> list[bytes]:
+        digested.append(len(files))
+        return real_digests(files)
 
-    monkeypatch.setattr(walk, "_digest", digest)
+    monkeypatch.setattr(walk, "_digests", digests)
     assert quick.main(asked) == 0
     out = capsys.readouterr().out
     assert len(folders) == once and walk.HANDED is None
-    assert len(stamped) == 1  # nor stamped twice
+    assert len(digested) == 1  # nor its stats digested twice
     assert (0, out, "") == full([*asked, "--no-cache"], capsys)
     assert len(folders) == 2 * once  # a later query lists the vault itself
 

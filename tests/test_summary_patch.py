@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent import sidecar, summary_patch
+from journal_agent import sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph
 from journal_agent.summary import Summary, current, summary_path
@@ -129,10 +129,18 @@ def edit(rng: random.Random, path: Path) -> None:
     backdate(path)
 
 
+def small_blocks(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """For odd seeds, blocks of 7 files (`walk.blocks`): a vault of many blocks, of which a
+    patch re-reads the stats of those whose digest changed."""
+    if seed % 2:
+        monkeypatch.setattr(walk, "BLOCK", 7)
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_patched_equals_rebuilt_after_random_journal_edits(
-    tmp_path: Path, spy: list[Any], seed: int
+    tmp_path: Path, spy: list[Any], seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    small_blocks(monkeypatch, seed)
     rng = random.Random(seed)
     root = rich_vault(tmp_path / "v", days=60, seed=seed)
     backdate_all(root)
@@ -248,11 +256,16 @@ def edit_page(rng: random.Random, path: Path, others: list[str]) -> None:
 @pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(6))
 def test_patched_equals_rebuilt_after_random_page_edits(
-    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+    request: pytest.FixtureRequest,
+    spy: list[Any],
+    fixture: str,
+    seed: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Ordinary pages edited (with a journal page now and then, and pages added, deleted,
     renamed or given an alias): whether the summary was patched (a page's head unchanged: only
     its undated counts change) or rebuilt, it is the rebuild's, and edits do get patched."""
+    small_blocks(monkeypatch, seed)
     root: Path = request.getfixturevalue(fixture)
     rng = random.Random(seed)
     vault = Query.of(root, AS_OF, None, True).vault
