@@ -30,7 +30,7 @@ HANDED: Listing | None = None
 #: the changed files by comparing a hundred digests, not every file's stat (`sidecar`).
 BLOCK = 1024
 #: The listing `blocks` last digested, and its digests: the handed listing is not digested twice
-#: (a tenth of a second at 100,000 files).
+#: (a tenth of a second at 100,000 files). By identity: a listing is never changed once made.
 _DIGESTED: tuple[Sequence[Stat], list[bytes]] | None = None
 
 
