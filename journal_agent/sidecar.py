@@ -27,7 +27,7 @@ from .summary import FORMAT, Summary
 
 if TYPE_CHECKING:
     from .queries import Graph
-    from .vault import PageFile, Vault
+    from .vault import Vault
     from .walk import Stat
 
 #: More changed files than this share of the vault (and this many): a rebuild, which reuses the
@@ -150,7 +150,7 @@ def side_path(summary_path: str) -> str:
 
 
 def remember(
-    summary_path: str, graph: Graph, summary: Summary, files: list[PageFile], base: str
+    summary_path: str, graph: Graph, summary: Summary, files: Sequence[Stat], base: str
 ) -> None:
     """Keep what a later patch of ``summary`` needs (called when it was built and saved)."""
     listed = graph.listed(all_pages=True)  # in Summary.of's order
@@ -181,21 +181,22 @@ def remember(
         if topic.page.path is None
     }
     heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
-    for f in files:
-        fact = facts.get(f.rel)
+    rels = [f[0] for f in files]  # `PageFile`s, or the plain tuples of a listing
+    for rel in rels:
+        fact = facts.get(rel)
         if fact is None:
             heads += bytes(HEAD)
         else:  # a journal page is patched by its mentions (`summary_patch._fresh_mentions`)
             heads += head(fact) if fact.date is None else journal_head(fact, registry.flavor)
-        mine = graph.topics.get(registry.file_identity(f.rel, fact)) if fact else None
+        mine = graph.topics.get(registry.file_identity(rel, fact)) if fact else None
         own.append(position.get(id(mine), -1))
-        for i, n in sorted(counts.get(f.rel, {}).items()):
+        for i, n in sorted(counts.get(rel, {}).items()):
             pairs.extend((i, n))
         spans.append(len(pairs) // 2)
     side = Sidecar(
         base,
         summary.stamp,
-        [f.rel for f in files],
+        rels,
         file_stats(files),
         walk.blocks(files),
         targets,

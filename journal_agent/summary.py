@@ -343,7 +343,7 @@ def current(
             from .sidecar import remember
 
             save(path, built)
-            remember(path, graph, built, files, base)
+            remember(path, graph, built, listed, base)  # digested already (`walk.blocks`)
     return built
 
 
