@@ -242,16 +242,17 @@ class Query:
         """Every topic's status (or only those with status ``only``), most recently mentioned
         first, and the unreadable pages (from the cached summary while nothing changed);
         ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
-        found = self.summary(stale_only=only == "stale")
+        found = self.summary(dated_only=only == "stale")
         listed = found.topics(self.as_of, self.days, only, all_pages)
         return by_recency(listed), found.warnings
 
-    def summary(self, wait: bool = True, stale_only: bool = False) -> Summary:
+    def summary(self, wait: bool = True, dated_only: bool = False) -> Summary:
         """The status summary of the vault (cached while nothing changed, `summary.current`).
         ``wait``: first for a build `stale` left to a process of its own (`rebuild.warm_up`),
-        rather than build the same in parallel; ``stale_only``: the caller reads only the
-        stale threads, which, where the summary must be rebuilt, come from the journal pages
-        and page heads (`firstpass`), the rebuild left to a process of its own."""
+        rather than build the same in parallel; ``dated_only``: the caller reads only the topics
+        that have a dated mention (`stale`, the projection), which, where the summary must be
+        rebuilt, come from the journal pages and page heads (`firstpass`: a `Summary.partial`
+        one), the rebuild left to a process of its own."""
         from . import summary
 
         if wait and self.use_cache:
@@ -263,7 +264,7 @@ class Query:
             use_cache=self.use_cache,
             exclude=self._excluded(),
             build=self.graph,
-            instead=self._first_pass if stale_only else None,
+            instead=self._first_pass if dated_only else None,
         )
 
     def _first_pass(self, files: list[PageFile], warnings: list[str]) -> Summary:

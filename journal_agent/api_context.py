@@ -56,7 +56,12 @@ def context(
     name = _agent_name(agent)
     q = Query.of(vault, as_of, days, use_cache)
     req = scoping.request(topics, project, use_scope_file)
-    found = q.summary()
+    # The projection of the whole vault reads only topics with a dated mention (a cold one
+    # then reads the journal pages and page heads); a scope's names are looked up among all.
+    found = q.summary(dated_only=req.whole_vault)
+    frontier = q.vault.own_config.frontier
+    if found.partial and frontier is not None and _with_file(found, frontier) is None:
+        found = q.summary()  # the registry names it: wait for the full summary being built
     pages = _Lookup(q)
     scope = scoping.resolve(req, found, q.as_of, q.days, pages.title)
     if req.source == "--topic" and scope.unknown:
@@ -121,13 +126,11 @@ def _frontier(q: Query, found: Summary, pages: _Lookup) -> Any:
     """The frontier page the vault's config names, read now (None if none is configured)."""
     from .errors import UnreadablePage
     from .projection import Frontier, frontier_lines
-    from .registry import page_key
 
     title = q.vault.own_config.frontier
     if title is None:
         return None
-    key = page_key(title)
-    at = next((i for i, t in enumerate(found.titles) if page_key(t) == key), None)
+    at = _with_file(found, title)
     page = Page(found.titles[at], found.paths[at]) if at is not None else pages.page(title)
     if page is None or page.path is None:
         return Frontier(title, None)
@@ -135,6 +138,16 @@ def _frontier(q: Query, found: Summary, pages: _Lookup) -> Any:
         return Frontier(page.title, frontier_lines(q.vault.read_page(page.path).text))
     except UnreadablePage:
         return Frontier(page.title, None)
+
+
+def _with_file(found: Summary, title: str) -> int | None:
+    """The first topic titled ``title`` (by `registry.page_key`) that has a page file: every
+    summary, partial or not, has the same ones in the same order."""
+    from .registry import page_key
+
+    key = page_key(title)
+    titles, paths = found.titles, found.paths
+    return next((i for i, t in enumerate(titles) if paths[i] and page_key(t) == key), None)
 
 
 def _stored_pending(vault: Vault, agent: str, warnings: list[str]) -> list[PendingLike]:

@@ -1,15 +1,15 @@
-"""The journal-first pass: `stale` where the status summary would have to be rebuilt (no cache
-yet, or changes no patch covers), from the journal pages and the heads of the other pages, not
-from every page body.
+"""The journal-first pass: `stale` and the session-start projection of the whole vault where
+the status summary would have to be rebuilt (no cache yet, or changes no patch covers), from the
+journal pages and the heads of the other pages, not from every page body.
 
 Why: the first query on a vault used to scan every page in full (about 6 s on a 20,000-page
-vault), though the stale list needs only the dated mentions (journal pages) and how every name
-resolves (the page heads). Scanning a page costs ten times reading it, and ordinary pages are
-nine tenths of a vault; so this pass reads every file but scans only the journal pages, and of
-the other pages their head (the page properties before the first block: title, aliases,
-tombstone, whether the page is a journal by its title); a file the cached index holds
-unchanged is not read at all. The full index and summary are built after the answer
-(`rebuild.warm_up`, in a background process), and every later query uses them.
+vault), though the stale list and the projection need only the topics that have a dated
+mention (journal pages) and how every name resolves (the page heads). Scanning a page costs ten
+times reading it, and ordinary pages are nine tenths of a vault; so this pass reads every file
+but scans only the journal pages, and of the other pages their head (the page properties before
+the first block: title, aliases, tombstone, whether the page is a journal by its title); a file
+the cached index holds unchanged is not read at all. The full index and summary are built after
+the answer (`rebuild.warm_up`, in a background process), and every later query uses them.
 
 The answer is exactly the full graph's (tests/test_firstpass.py compares them). What an ordinary
 page's body could still change, and how it is kept exact, by scanning such a page in full:
@@ -65,9 +65,10 @@ def first_summary(
     exclude: frozenset[str],
     build: Callable[[], object],
 ) -> Summary:
-    """The summary `stale` reads, where the vault's would have to be rebuilt: of `first_graph`
-    (with the cached facts of the files that did not change), for this answer only; the full
-    one is built meanwhile (`rebuild.warm_up`, ``build`` where no process can be started)."""
+    """The summary `stale` and the projection read, where the vault's would have to be rebuilt:
+    of `first_graph` (with the cached facts of the files that did not change), `partial`, for
+    this answer only; the full one is built meanwhile (`rebuild.warm_up`, ``build`` where no
+    process can be started)."""
     from .index import _fingerprint, _read_cache, cache_path
     from .rebuild import warm_up
     from .summary import Summary
@@ -76,6 +77,7 @@ def first_summary(
         vault, files, warnings, exclude, _read_cache(cache_path(vault), _fingerprint(vault))
     )
     found = Summary.of(graph, "", names=False)
+    found.partial = True
     warm_up(vault, build)
     return found
 

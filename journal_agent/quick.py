@@ -100,15 +100,15 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
     return render.emit(out)
 
 
-def current(raw: str, seen: list[Seen], stale_only: bool) -> Summary | None:
+def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
     """The summary of the vault at ``raw`` brought up to date (`summary.current`) from what the
-    warm path just read of it (``stale_only``: see `api.Query.summary`); None on any error
+    warm path just read of it (``dated_only``: see `api.Query.summary`); None on any error
     (`cli` says what is wrong)."""
     from .api import Query
 
     with handed(seen):
         try:
-            return Query.of(raw, None, None, True).summary(stale_only=stale_only)
+            return Query.of(raw, None, None, True).summary(dated_only=dated_only)
         except Exception:  # noqa: BLE001 - `cli` answers errors
             return None
 

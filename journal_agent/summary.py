@@ -64,7 +64,7 @@ class Summary:
     ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
     `index.racy_digests` when built; ``guard``: see the module."""
 
-    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS, "_names")
+    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS, "_names", "partial")
 
     def __init__(
         self,
@@ -90,6 +90,10 @@ class Summary:
         self._names: dict[str, dict[str, int] | bytes] = {"names": {}, "spelled": {}}
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
+        #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
+        #: mention as the full summary has it, but not the topics only undated mentions make,
+        #: and no name tables. Never saved.
+        self.partial = False
 
     @classmethod
     def of(cls, graph: Graph, stamp: str, names: bool = True) -> Summary:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent import api, firstpass
+from journal_agent import api, api_context, firstpass, index
 from journal_agent.api import Query
 from journal_agent.facts import PageFacts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
@@ -79,25 +79,37 @@ def assert_first_pass_is_the_graphs(root: Path, known: dict[str, Any] | None = N
         assert dated_topics(first, as_of, days) == dated_topics(full, as_of, days), (as_of, days)
 
 
-def assert_cold_stale_is_the_graphs(root: Path) -> None:
-    """`api.stale` on an empty cache (the first pass) == without a cache (the full graph)."""
-    for all_pages in (False, True):
-        for as_of, days in DAYS:
-            for path in (summary_path(Query.of(root, None, None, True).vault),):
-                if os.path.exists(path):
-                    os.unlink(path)
-            cache_path(Query.of(root, None, None, True).vault).unlink(missing_ok=True)
-            kw: dict[str, Any] = {"vault": root, "as_of": as_of, "days": days}
+def drop_caches(root: Path) -> None:
+    vault = Query.of(root, None, None, True).vault
+    Path(summary_path(vault)).unlink(missing_ok=True)
+    cache_path(vault).unlink(missing_ok=True)
+
+
+def assert_cold_answers_are_the_graphs(root: Path) -> None:
+    """`api.stale` and the projection of the whole vault (`api.context`, every section) on an
+    empty cache (the first pass) == without a cache (the full graph)."""
+    for as_of, days in DAYS:
+        kw: dict[str, Any] = {"vault": root, "as_of": as_of, "days": days}
+        for all_pages in (False, True):
+            drop_caches(root)
             cold = api.stale(use_cache=True, all_pages=all_pages, **kw)
             full = api.stale(use_cache=False, all_pages=all_pages, **kw)
             assert cold.to_json() == full.to_json()
             assert cold.warnings == full.warnings
+        drop_caches(root)
+        ask = {"budget": 100_000, "pending": [], "use_scope_file": False, **kw}
+        first, whole = (
+            api_context.context(use_cache=True, **ask),
+            api_context.context(use_cache=False, **ask),
+        )
+        assert first.to_json() == whole.to_json()
+        assert first.warnings == whole.warnings
 
 
 @pytest.mark.parametrize("fixture", FLAVORS)
 def test_cold_stale_in_every_flavor(request: pytest.FixtureRequest, fixture: str) -> None:
     root: Path = request.getfixturevalue(fixture)
-    assert_cold_stale_is_the_graphs(root)
+    assert_cold_answers_are_the_graphs(root)
     assert_first_pass_is_the_graphs(root)
 
 
@@ -111,7 +123,7 @@ def test_the_obsidian_rule_vaults(tmp_path: Path, vault: str) -> None:
 
 def test_the_sample_vault(tmp_path: Path) -> None:
     root = copy_vault(ROOT / "sample_vault", tmp_path)
-    assert_cold_stale_is_the_graphs(root)
+    assert_cold_answers_are_the_graphs(root)
     assert_first_pass_is_the_graphs(root)
 
 
@@ -119,12 +131,14 @@ def test_the_sample_vault(tmp_path: Path) -> None:
 def test_every_case_graph(tmp_path: Path, case: str) -> None:
     root = graph_gen.write_graph(tmp_path / "g", graph_gen.CASES[case].files)
     assert_first_pass_is_the_graphs(root)
+    assert_cold_answers_are_the_graphs(root)
 
 
 @pytest.mark.parametrize("seed", range(4))
 def test_generated_graphs(tmp_path: Path, seed: int) -> None:
     root = graph_gen.write_graph(tmp_path / "g", graph_gen.generate(seed, pages=120, days=90))
     assert_first_pass_is_the_graphs(root)
+    assert_cold_answers_are_the_graphs(root)
 
 
 @pytest.mark.parametrize("fixture", FLAVORS)
@@ -165,6 +179,80 @@ def test_stale_where_the_summary_would_be_rebuilt(
     passes.clear()
     assert api.stale(**kw).to_json() == found.to_json()  # from the rebuilt summary
     assert passes == []
+
+
+def test_a_cold_projection_reads_the_first_pass(
+    logseq_vault: Path, spy_graph: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The projection of the whole vault on an empty cache answers from the first pass; the
+    full graph is built only for the cache (in-process here, after the answer). A scope's
+    names are looked up among every page (by alias too): it reads the full summary."""
+    passes: list[int] = []
+    real = firstpass.first_graph
+
+    def first_graph(*args: Any) -> Graph:
+        passes.append(len(spy_graph))
+        return real(*args)
+
+    monkeypatch.setattr(firstpass, "first_graph", first_graph)
+    kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29", "pending": []}
+    cold = api_context.context(use_scope_file=False, **kw)
+    assert passes == [0] and spy_graph == [1]
+    assert (
+        cold.to_json() == api_context.context(use_scope_file=False, use_cache=False, **kw).to_json()
+    )
+    drop_caches(logseq_vault)
+    passes.clear()
+    spy_graph.clear()
+    scoped = api_context.context(topics=["Atlas Migration"], **kw)
+    assert passes == [] and spy_graph == [1]
+    assert scoped.to_json()["scope"]["topics"] == ["Atlas Migration"]
+
+
+@pytest.mark.parametrize("frontier", ["Frontier", "Nick", "Nowhere"])
+def test_a_cold_projection_finds_the_frontier_page(tmp_path: Path, frontier: str) -> None:
+    """The frontier page by its title (the first pass has every page that has a file, in the
+    full summary's order), by an alias (the registry's: the full summary), or none; a page
+    without a file whose name differs only by spaces (another page in Logseq) is never it."""
+    files = {
+        "journals/2026_11_20.md": "- [[Frontier]] work and [[ frontier]]\n",
+        "pages/Aside.md": "- see [[ Frontier]] and [[frontier ]]\n",
+        "pages/Frontier.md": "alias:: Nick\n\n- the plan\n- the next step\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    (root / ".journal-agent.toml").write_text(f'frontier = "{frontier}"\n')
+    kw: dict[str, Any] = {"vault": root, "as_of": "2026-11-29", "pending": []}
+    kw["use_scope_file"] = False
+    cold = api_context.context(**kw)
+    assert cold.to_json() == api_context.context(use_cache=False, **kw).to_json()
+    assert ("the next step" in cold.markdown) == (frontier != "Nowhere")
+
+
+@pytest.mark.filterwarnings("ignore:subprocess .* is still running:ResourceWarning")
+def test_a_frontier_named_by_an_alias_waits_for_the_full_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the registry knows an alias: a cold projection then waits for the summary the
+    process of its own is building, rather than index the vault a second time meanwhile."""
+    monkeypatch.delenv("JOURNAL_AGENT_BACKGROUND")
+    files = {
+        "journals/2026_11_20.md": "- [[Frontier]] work\n",
+        "pages/Frontier.md": "alias:: Nick\n\n- the plan\n- the next step\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    (root / ".journal-agent.toml").write_text('frontier = "Nick"\n')
+    scanned: list[str] = []
+    real = index._scan_all
+
+    def scan_all(vault: Any, files: list[Any], *args: Any) -> Any:
+        scanned.extend(f.rel for f in files)
+        return real(vault, files, *args)
+
+    monkeypatch.setattr(index, "_scan_all", scan_all)
+    kw: dict[str, Any] = {"vault": root, "as_of": "2026-11-29", "pending": []}
+    found = api_context.context(use_scope_file=False, **kw)
+    assert scanned == [] and "the next step" in found.markdown
+    assert cached(root)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +304,7 @@ def test_unreadable_pages_warn_as_the_full_scan_does(tmp_path: Path) -> None:
     root = graph_gen.write_graph(tmp_path / "g", files)
     (root / "pages" / "bad.md").write_bytes(b"- \xff\xfe not utf-8\n")
     (root / "journals" / "2026_10_02.md").write_bytes(b"\x00binary")
-    assert_cold_stale_is_the_graphs(root)
+    assert_cold_answers_are_the_graphs(root)
 
 
 # ---------------------------------------------------------------------------------------------
