@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BadPageName, UnreadablePage
 from .facts import PageFacts, tombstone_of
-from .flavors import Flavor
+from .flavors import KEYS_KEPT, Flavor
 from .vault import Vault
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ class Page:
         return all_pages or self.origin not in ("builtin", "meta")
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=KEYS_KEPT)
 def page_key(name: str) -> str:
     """The key Obsidian and plain Markdown compare note names by (case- and normalisation-
     insensitive, surrounding spaces ignored). Each flavor has its own: `Flavor.page_key`."""
