@@ -22,7 +22,7 @@ MAX_PAGE_BYTES = 10 * 1024 * 1024
 #: Settings files (config.edn, daily-notes.json, .journal-agent.toml, templates) are small.
 MAX_SETTINGS_BYTES = 1024 * 1024
 
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -55,7 +55,7 @@ def read_file(
     `StorageError`. Opening is non-blocking, so a FIFO never hangs the caller.
     """
     try:
-        fd = os.open(path, _READ_FLAGS | (0 if follow else NOFOLLOW), dir_fd=dir_fd)
+        fd = os.open(path, READ_FLAGS | (0 if follow else NOFOLLOW), dir_fd=dir_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:

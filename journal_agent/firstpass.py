@@ -149,7 +149,7 @@ def first_graph(
 def _read_one(vault: Vault, file: PageFile) -> Read:
     """One file's part (in a worker process when there are many)."""
     try:
-        data = vault.read_bytes(file.rel, listed=True)
+        data = vault.read_listed(file)
         text, bom = decode(data, file.rel)
         head = _head(vault, file.rel, text)
         if head is not None:

@@ -320,7 +320,7 @@ def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int)
 def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
     digest: bytes | None = None
     try:
-        data = vault.read_bytes(file.rel, listed=True)
+        data = vault.read_listed(file)
     except UnreadablePage as exc:
         return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
     if file.mtime_ns > racy_after:

@@ -573,19 +573,15 @@ def test_unreadable_file_is_reported_cold_and_warm_and_picked_up_when_fixed(
 def test_file_that_could_not_be_read_is_read_again_once_it_can(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import journal_agent.files as files_module
-    import journal_agent.vault as vault_module
-    from journal_agent.errors import os_error
+    real = os.open
 
-    real = files_module.read_file
-
-    def denied(path: Path, what: str, **options: Any) -> bytes | None:
-        if Path(path).name == "2026_11_18.md":
-            raise os_error(PermissionError(13, "Permission denied"), path, "open page")
-        return real(path, what, **options)
+    def denied(path: Any, flags: int, *args: Any, **kw: Any) -> int:
+        if os.fspath(path).endswith("2026_11_18.md"):  # as a file root cannot be denied is
+            raise PermissionError(13, "Permission denied", path)
+        return real(path, flags, *args, **kw)
 
     with monkeypatch.context() as patch:
-        patch.setattr(vault_module, "read_file", denied)
+        patch.setattr(os, "open", denied)
         idx = index(logseq_vault)
         assert [w.split(":")[0] for w in idx.warnings] == [ERGONOMICS_JOURNAL]
     idx = index(logseq_vault)

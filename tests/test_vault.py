@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -249,3 +249,28 @@ def test_parsed_config_edn_is_cached_until_the_file_changes(tmp_path: Path) -> N
         cached.write_text("{not json")  # a corrupt cache entry is parsed again
     assert open_vault(root).journal_rel(NOV29) == "journals/20261129.md"
     assert open_vault(root, use_cache=False).journal_rel(NOV29) == "journals/20261129.md"
+
+
+def test_a_listed_file_is_read_as_read_bytes_reads_it(tmp_path: Path) -> None:
+    """`Vault.read_listed` reads in one call only a file that still has its listed size;
+    whatever changed since the listing is read (or refused) as `read_bytes` would."""
+    root = logseq(tmp_path, "{}")
+    pages = root / "pages"
+    for name, text in [("same", "- same\n"), ("grew", "- a\n"), ("shrank", "- a longer one\n")]:
+        (pages / f"{name}.md").write_text(text)
+    (pages / "empty.md").write_bytes(b"")
+    (pages / "gone.md").write_text("- soon gone\n")
+    (pages / "pipe.md").write_text("- a file, then a FIFO\n")
+    vault = open_vault(root)
+    listed = {PurePosixPath(f.rel).stem: f for f in vault.page_files()}
+    (pages / "grew.md").write_text("- a, and more\n")
+    (pages / "shrank.md").write_text("- b\n")
+    (pages / "gone.md").unlink()
+    (pages / "pipe.md").unlink()
+    os.mkfifo(pages / "pipe.md")
+    for name in ("same", "grew", "shrank", "empty"):
+        assert vault.read_listed(listed[name]) == (pages / f"{name}.md").read_bytes()
+    with pytest.raises(UnreadablePage, match="gone"):
+        vault.read_listed(listed["gone"])
+    with pytest.raises(UnreadablePage, match="FIFO"):
+        vault.read_listed(listed["pipe"])
