@@ -100,10 +100,11 @@ def first_graph(
     racy_after, known = time.time_ns() - RACY_NS, known or {}
     cached = {
         f.rel: found
-        for f in files
+        for f in (files if known else ())  # none: the first query on a vault
         if (found := reusable(vault, f, known.get(f.rel), racy_after)) is not None
     }
-    read = each_file(vault, [f for f in files if f.rel not in cached], _read_one)
+    unread = [f for f in files if f.rel not in cached] if cached else files
+    read = each_file(vault, unread, _read_one)
     facts: dict[str, PageFacts] = {}
     bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make
     for f in files:
