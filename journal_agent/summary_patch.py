@@ -36,6 +36,7 @@ counts) is kept in a side file next to it (`sidecar`). Both are derived caches.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import datetime as dt
 from array import array
 from collections.abc import Sequence
@@ -224,7 +225,8 @@ def _patch_pages(
 
 def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | None:
     """The summary with the changed files' mentions replaced (a file that mentioned nothing
-    before gets its place in ``files``)."""
+    before gets its place in ``files``). Only the changed files' mentions and the touched
+    topics' columns are looked at one by one: the rest is copied by slices."""
     file_ids = {path: n for n, (path, _title) in enumerate(old.files)}
     files = list(old.files)
     ids: dict[str, int] = {}
@@ -235,7 +237,8 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
             file_ids[rel] = len(files)
             files.append((rel, title))
         ids[rel] = file_ids[rel]
-    touched = _touched(old, fresh, ids, side)
+    was = _mentions_of(old.sources, set(ids.values()))
+    touched = _touched(old, fresh, was, side)
     if touched is None:
         return None
     new = Summary(stamp, list(old.titles), list(old.paths))
@@ -245,7 +248,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
-    texts = {text: n for n, text in enumerate(new.strings)}
+    texts = {old.strings[old.texts[k]]: old.texts[k] for k in was}  # a new text is added
     for i in sorted(touched):
         lo, hi = old.starts[i], old.starts[i + 1]
         for name in columns:
@@ -258,12 +261,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
         done = hi
     for name in columns:
         getattr(new, name).extend(getattr(old, name)[done:])
-    starts, shift = [0], 0
-    for i in range(len(old.titles)):
-        if i in counts:
-            shift += counts[i] - (old.starts[i + 1] - old.starts[i])
-        starts.append(old.starts[i + 1] + shift)
-    new.starts = array("i", starts)
+    new.starts = _shifted(old.starts, counts)
     used = sorted(set(new.texts))
     if len(new.strings) > 2 * len(used) + 64:  # texts edited away pile up: drop them
         moved = {k: n for n, k in enumerate(used)}
@@ -272,19 +270,42 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     return new
 
 
-def _touched(old: Summary, fresh: _Fresh, ids: dict[str, int], side: Sidecar) -> set[int] | None:
+def _mentions_of(sources: array[int], files: set[int]) -> list[int]:
+    """The positions of the mentions that stand in ``files`` (found by `array.index`, not a
+    Python step per mention of the vault)."""
+    found = []
+    for source in files:
+        k = -1
+        with contextlib.suppress(ValueError):
+            while True:
+                k = sources.index(source, k + 1)
+                found.append(k)
+    return sorted(found)
+
+
+def _shifted(starts: array[int], counts: dict[int, int]) -> array[int]:
+    """``starts`` with topic ``i``'s number of mentions now ``counts[i]``."""
+    out, shift, done = array("i", starts[:1]), 0, 0  # starts[:done + 1] are in ``out``
+    for i in sorted(counts):
+        out.extend(map(shift.__add__, starts[done + 1 : i + 1]))
+        shift += counts[i] - (starts[i + 1] - starts[i])
+        done = i
+    out.extend(map(shift.__add__, starts[done + 1 :]))
+    return out
+
+
+def _touched(old: Summary, fresh: _Fresh, was: list[int], side: Sidecar) -> set[int] | None:
     """The topics whose columns change: those the changed files mention now or did before
-    (None if one of them exists without a file and loses its mention in the file that titles
-    it: it may cease to be, or take another title; another file still names it)."""
-    gone = set(ids.values())
+    (``was``: the positions of their old mentions; None if one of them exists without a file
+    and loses its mention in the file that titles it: it may cease to be, or take another
+    title; another file still names it)."""
     touched = {i for _day, _title, per in fresh.values() for i in per}
-    for k, source in enumerate(old.sources):
-        if source in gone:
-            i = bisect.bisect_right(old.starts, k) - 1
-            rel = old.files[source][0]
-            if i in side.titled and i not in fresh[rel][2] and side.titled[i] in ("", rel):
-                return None
-            touched.add(i)
+    for k in was:
+        i = bisect.bisect_right(old.starts, k) - 1
+        rel = old.files[old.sources[k]][0]
+        if i in side.titled and i not in fresh[rel][2] and side.titled[i] in ("", rel):
+            return None
+        touched.add(i)
     return touched
 
 
