@@ -47,6 +47,20 @@ def spy_graph(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return built
 
 
+@pytest.fixture
+def passes(spy_graph: list[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Per first pass (`firstpass.first_graph`), how many full graphs were built before it."""
+    found: list[int] = []
+    real = firstpass.first_graph
+
+    def first_graph(*args: Any) -> Graph:
+        found.append(len(spy_graph))
+        return real(*args)
+
+    monkeypatch.setattr(firstpass, "first_graph", first_graph)
+    return found
+
+
 DAYS = [("2026-11-29", 21), ("2026-11-29", 3), ("2026-10-01", 14), ("2025-06-30", 60)]
 
 
@@ -157,21 +171,14 @@ def test_after_random_changes(request: pytest.FixtureRequest, fixture: str, seed
 
 
 def test_stale_where_the_summary_would_be_rebuilt(
-    logseq_vault: Path, spy_graph: list[int], monkeypatch: pytest.MonkeyPatch
+    logseq_vault: Path, spy_graph: list[int], passes: list[int]
 ) -> None:
     """After a change the summary cannot be patched for (a named page deleted), `stale` answers
     from the first pass over the cached index; the full graph is built only for the cache."""
     kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29"}
     api.stale(**kw)
-    passes: list[int] = []
-    real = firstpass.first_graph
-
-    def first_graph(*args: Any) -> Graph:
-        passes.append(len(spy_graph))
-        return real(*args)
-
-    monkeypatch.setattr(firstpass, "first_graph", first_graph)
     spy_graph.clear()
+    passes.clear()
     (logseq_vault / "pages" / "Atlas Migration.md").unlink()
     found = api.stale(**kw)  # the rebuild: in-process here (JOURNAL_AGENT_BACKGROUND=0), after
     assert passes == [0] and spy_graph == [1]
@@ -182,19 +189,11 @@ def test_stale_where_the_summary_would_be_rebuilt(
 
 
 def test_a_cold_projection_reads_the_first_pass(
-    logseq_vault: Path, spy_graph: list[int], monkeypatch: pytest.MonkeyPatch
+    logseq_vault: Path, spy_graph: list[int], passes: list[int]
 ) -> None:
     """The projection of the whole vault on an empty cache answers from the first pass; the
     full graph is built only for the cache (in-process here, after the answer). A scope's
     names are looked up among every page (by alias too): it reads the full summary."""
-    passes: list[int] = []
-    real = firstpass.first_graph
-
-    def first_graph(*args: Any) -> Graph:
-        passes.append(len(spy_graph))
-        return real(*args)
-
-    monkeypatch.setattr(firstpass, "first_graph", first_graph)
     kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29", "pending": []}
     cold = api_context.context(use_scope_file=False, **kw)
     assert passes == [0] and spy_graph == [1]
