@@ -279,20 +279,40 @@ class KnownPages:
         return _registry(confirmed, vault)
 
     @functools.cached_property
-    def _stems(self) -> dict[str, list[str]]:
-        """Page files by their lower-cased, NFC file name without extension."""
-        stems: dict[str, list[str]] = {}
-        for rel in self.vault.page_paths():
-            stem = unicodedata.normalize("NFC", rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]).lower()
-            stems.setdefault(stem, []).append(rel)
-        return stems
+    def _paths(self) -> tuple[list[str], str]:
+        """Every page file, and one text of all their paths, each after a NUL, as `file_stem`
+        makes a name (NFC, lower-cased) and with σ for ς (a final sigma lower-cases by what
+        follows it): where `_files_named` looks."""
+        rels = self.vault.page_paths()
+        text = unicodedata.normalize("NFC", "\x00" + "\x00".join(rels)).lower()
+        return rels, text.replace("ς", "σ")
+
+    def _files_named(self, stem: str) -> list[str]:
+        """The page files, in listing order, whose `file_stem` is ``stem``: a few searches of
+        one text of every path and each file found checked, not a step per file (a session-end
+        hook has a second, and a large vault 100,000 files)."""
+        rels, text = self._paths
+        hits = set()
+        for before in ("\x00", "/"):  # a file in the vault's root, or in a folder
+            needle = f"{before}{stem}.".replace("ς", "σ")
+            at = text.find(needle)
+            while stem and at >= 0:
+                hits.add(at)
+                at = text.find(needle, at + 1)
+        found: list[str] = []
+        n, done = -1, 0  # the file at ``done`` in the text is ``n``
+        for at in sorted(hits):
+            n, done = n + text.count("\x00", done, at + 1), at + 1
+            if file_stem(rels[n]) == stem and (not found or found[-1] != rels[n]):
+                found.append(rels[n])
+        return found
 
     def _by_file_name(self, name: str, source: str) -> Page | None:
         """The page whose file name gives it the title ``name``, without reading any page."""
         vault = self.vault
         if vault.flavor.resolution == "wiki":  # a base name or a path, from the source's folder
             stem = page_key(name).removesuffix(".md").rsplit("/", 1)[-1]
-            files = [Page(vault.describe(rel)[0], rel) for rel in self._stems.get(stem, [])]
+            files = [Page(vault.describe(rel)[0], rel) for rel in self._files_named(stem)]
             found = _registry(files, vault).resolve(name, source) if files else None
             if found is None or found.path is None:
                 return None
@@ -308,7 +328,7 @@ class KnownPages:
             stem = vault.flavor.file_name_of(name, vault.settings).lower()
         except BadPageName:
             stem = ""
-        for rel in self._stems.get(unicodedata.normalize("NFC", stem), []):
+        for rel in self._files_named(unicodedata.normalize("NFC", stem)):
             title, day = vault.describe(rel)
             if vault.flavor.page_key(title) == key:
                 return Page(title, rel, [], day)
@@ -330,6 +350,12 @@ class KnownPages:
         if title and self.vault.flavor.page_key(title) != self.vault.flavor.page_key(name):
             return None  # title:: renamed it: the file name is not a page name
         return Page(title or page.title, page.path, [], page.date, tombstone_of(props), page.origin)
+
+
+def file_stem(rel: str) -> str:
+    """A page file's name without its extension, NFC and lower-cased: what a page name is
+    matched against before its file is read."""
+    return unicodedata.normalize("NFC", rel.rsplit("/", 1)[-1].rsplit(".", 1)[0]).lower()
 
 
 def _registry(pages: list[Page], vault: Vault) -> PageRegistry:

@@ -17,7 +17,7 @@ import journal_agent
 from journal_agent import BulletsRefused, open_vault
 from journal_agent.api import status, timeline
 from journal_agent.index import load_index
-from journal_agent.registry import KnownPages, build_registry
+from journal_agent.registry import KnownPages, build_registry, file_stem
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, copy_vault, journal
 
@@ -117,3 +117,28 @@ def test_lint_says_what_the_full_registry_says(root: Path, tmp_path: Path) -> No
         found = lint_bullet(bullet, full, vault.flavor.syntax, block_ids=ids)
         expected = [p.to_json() for p in found]
         assert [p.to_json() for p in lint(bullet, vault=root).problems] == expected, name
+
+
+def test_files_are_found_by_name_as_each_file_name_reads(tmp_path: Path) -> None:
+    """The quick lookup finds a name's files in one text of every path: it finds exactly the
+    files whose own name (NFC, lower-cased, without extension) is the name, however the names
+    are spelled (decomposed accents, a final sigma at a name's end or a word's, a dotted capital
+    I, a dot in the name, a folder named like a page)."""
+    root = tmp_path / "v"
+    names = [
+        "ΟΔΟΣ.md", "pages/οδοσ.md", "pages/Cafe\u0301.md", "pages/Café.md", "pages/İstanbul.md",
+        "pages/notes.md", "pages/notes.bak.md", "pages/notes.d/notes.md", "Notes.md",
+        "sub/NOTES.md", "pages/stem./stem.md", "pages/x/stem.md", "pages/a\u0301b\u0301.md",
+        "pages/ΟΔΟΣ ΑΒ.md",
+    ]  # fmt: skip
+    for rel in names:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("- a page\n")
+    (root / "logseq").mkdir()
+    (root / "logseq" / "config.edn").write_text("{}")
+    vault = open_vault(root)
+    known = KnownPages(vault, use_cache=False)
+    rels = vault.page_paths()
+    assert len(rels) == len(names)
+    for stem in {file_stem(rel) for rel in rels} | {"οδος", "nope", "", "note", "stem."}:
+        assert known._files_named(stem) == [r for r in rels if file_stem(r) == stem], stem
