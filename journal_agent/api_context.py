@@ -60,8 +60,10 @@ def context(
     # then reads the journal pages and page heads); a scope's names are looked up among all.
     found = q.summary(dated_only=req.whole_vault)
     frontier = q.vault.own_config.frontier
-    if found.partial and frontier is not None and _with_file(found, frontier) is None:
+    at = _with_file(found, frontier) if frontier is not None else None
+    if found.partial and frontier is not None and at is None:
         found = q.summary()  # the registry names it: wait for the full summary being built
+        at = _with_file(found, frontier)
     pages = _Lookup(q)
     scope = scoping.resolve(req, found, q.as_of, q.days, pages.title)
     if req.source == "--topic" and scope.unknown:
@@ -78,7 +80,7 @@ def context(
         size,
         found,
         scope,
-        _frontier(q, found, pages),
+        _frontier(q, found, pages, at),
         corrections,
         items,
         lambda rel: f"the {d.isoformat()} journal" if (d := q.vault.date_of(rel)) else rel,
@@ -122,15 +124,15 @@ class _Lookup:
         raise PageNotFound(f"{name!r} is not a topic of this vault{more}")
 
 
-def _frontier(q: Query, found: Summary, pages: _Lookup) -> Any:
-    """The frontier page the vault's config names, read now (None if none is configured)."""
+def _frontier(q: Query, found: Summary, pages: _Lookup, at: int | None) -> Any:
+    """The frontier page the vault's config names, read now (None if none is configured);
+    ``at``: its topic in ``found`` (`_with_file`), if it has one."""
     from .errors import UnreadablePage
     from .projection import Frontier, frontier_lines
 
     title = q.vault.own_config.frontier
     if title is None:
         return None
-    at = _with_file(found, title)
     page = Page(found.titles[at], found.paths[at]) if at is not None else pages.page(title)
     if page is None or page.path is None:
         return Frontier(title, None)

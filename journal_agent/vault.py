@@ -202,7 +202,7 @@ class Vault:
         vault (resolving every path again would double the cost of a cold scan).
         """
         if listed:  # a string path: a Path per file is a tenth of a cold scan's reading
-            path: str | Path = os.path.join(os.fspath(self.root), rel)
+            path: str | Path = self._prefix + rel
         else:
             path = self.root / rel
             if not inside(path, self.root):
@@ -237,6 +237,7 @@ class Vault:
 
     @cached_property
     def _prefix(self) -> str:
+        """The root as the string a listed file's path follows (``root/``)."""
         return os.path.join(os.fspath(self.root), "")
 
     def scan_text(self, text: str, bom: bool) -> Outline:
