@@ -132,11 +132,9 @@ def first_graph(
             key for key, page in registry.by_key.items() if page.origin == "reference"
         }  # pages that a property key, marker or priority elsewhere would hide
         key = registry.entity_key
-        again += [
-            rel
-            for rel, names in bodies.items()
-            if rel >= last and any(key(n) in only_named for n in names)
-        ]
+        hiding = {n for n in frozenset().union(*bodies.values()) if key(n) in only_named}
+        if hiding:  # each name looked up once, not once per page that may make it
+            again += [r for r, names in bodies.items() if r >= last and not hiding.isdisjoint(names)]
     for rel in again:
         try:
             facts[rel] = _full(vault, rel)

@@ -88,7 +88,11 @@ class PageRegistry:
     def __init__(self, pages: Iterable[Page], flavor: Flavor, source: str | None = None) -> None:
         self.flavor = flavor
         self.key = flavor.page_key
-        self.pages = sorted(pages, key=lambda p: (self.key(p.title), p.path or ""))
+        given = list(pages)
+        keys = map(self.key, [p.title for p in given])
+        order = sorted(zip(keys, [p.path or "" for p in given], range(len(given))))
+        self.pages = [given[i] for _, _, i in order]  # by key, then path (a sort without a
+        self._keys = [k for k, _, _ in order]  # call per page: a vault has 100,000), keys kept
         self.source = source
 
     def __iter__(self) -> Iterator[Page]:
