@@ -24,7 +24,7 @@ def _cache_root() -> str:
 
 def cache_name(kind: str, *key: str, suffix: str) -> str:
     """The path of a cache file named by a digest of what it depends on."""
-    from hashlib import sha256
+    from .digests import sha256
 
     digest = sha256("\0".join(key).encode()).hexdigest()[:16]
     return os.path.join(_cache_root(), f"{kind}-{digest}{suffix}")

@@ -134,7 +134,7 @@ def first_graph(
         key = registry.entity_key
         hiding = {n for n in frozenset().union(*bodies.values()) if key(n) in only_named}
         if hiding:  # each name looked up once, not once per page that may make it
-            again += [r for r, names in bodies.items() if r >= last and not hiding.isdisjoint(names)]
+            again += [r for r, ns in bodies.items() if r >= last and not hiding.isdisjoint(ns)]
     for rel in again:
         try:
             facts[rel] = _full(vault, rel)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import os
 import sys
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .cachedir import cache_file, write_atomic
+from .digests import blake2b, sha256
 from .errors import UnreadablePage
 from .facts import (
     RESOLUTION_MARKERS,
@@ -114,7 +114,7 @@ def _fingerprint(vault: Vault) -> str:
         RESOLUTION_TEXT.pattern,
         sys.version_info[:2],
     )
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return sha256(repr(parts).encode()).hexdigest()
 
 
 # mtime_ns, size, inode, the facts (`facts_bytes`; or the warning), and a digest of the bytes
@@ -337,7 +337,7 @@ def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
 
 
 def _digest(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=16).digest()
+    return blake2b(data, digest_size=16).digest()
 
 
 def _read_cache(path: Path, fingerprint: str) -> dict[str, _Entry]:

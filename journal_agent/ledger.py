@@ -13,7 +13,6 @@ no note, only the knowledge of which bullets humans removed.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import unicodedata
@@ -22,6 +21,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
+from .digests import sha256
 from .errors import os_error
 from .state import StateDir
 
@@ -31,7 +31,7 @@ LEDGER = "ledger.jsonl"
 def text_hash(text: str) -> str:
     """The identity of a bullet: NFC-normalised, surrounding white space ignored."""
     norm = unicodedata.normalize("NFC", text.strip())
-    return hashlib.sha256(norm.encode("utf-8")).hexdigest()[:32]
+    return sha256(norm.encode("utf-8")).hexdigest()[:32]
 
 
 @dataclass(frozen=True)

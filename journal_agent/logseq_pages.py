@@ -51,7 +51,7 @@ class LogseqPages(PageRegistry):
         super().__init__(pages, flavor, source)
         self.journal_names = names
         self._memo: dict[str, str] = {}
-        self.by_key = dict(zip(self._keys, self.pages))
+        self.by_key = dict(zip(self._keys, self.pages, strict=True))
         self.links = links or {}  # page key -> the keys of its ``:block/alias``
         self._back: dict[str, set[str]] = {}  # page key -> the pages linked to it
         for page, linked in self.links.items():

@@ -31,7 +31,6 @@ journal-agent may create (the outliner creates it every day; it would not create
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .digests import sha256
 from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, short
 from .ledger import Ledger, now_utc, text_hash
 from .state import STATE_ENV, StateDir, vault_slug
@@ -92,7 +92,7 @@ def bullet_id(agent: str, session: str | None, day: dt.date, text: str) -> str:
     """The identity of a handed-over bullet: the same agent, session and text are one bullet
     (without a session, the same day stands in for it, so a note repeated tomorrow is new)."""
     key = session if session else f"day:{day.isoformat()}"
-    return hashlib.sha256("\0".join((agent, key, text_hash(text))).encode()).hexdigest()[:16]
+    return sha256("\0".join((agent, key, text_hash(text))).encode()).hexdigest()[:16]
 
 
 def make(

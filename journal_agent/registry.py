@@ -88,11 +88,12 @@ class PageRegistry:
     def __init__(self, pages: Iterable[Page], flavor: Flavor, source: str | None = None) -> None:
         self.flavor = flavor
         self.key = flavor.page_key
-        given = list(pages)
-        keys = map(self.key, [p.title for p in given])
-        order = sorted(zip(keys, [p.path or "" for p in given], range(len(given))))
-        self.pages = [given[i] for _, _, i in order]  # by key, then path (a sort without a
-        self._keys = [k for k, _, _ in order]  # call per page: a vault has 100,000), keys kept
+        given = list(pages)  # by key, then path: sorted without a call per page (100,000)
+        keys = [self.key(p.title) for p in given]
+        paths = [p.path or "" for p in given]
+        order = sorted(zip(keys, paths, range(len(given)), strict=True))
+        self.pages = [given[i] for _, _, i in order]
+        self._keys = [k for k, _, _ in order]  # each page's key, as subclasses index them
         self.source = source
 
     def __iter__(self) -> Iterator[Page]:

@@ -11,7 +11,6 @@ of another shape or format is never read (the summary is rebuilt).
 from __future__ import annotations
 
 import functools
-import hashlib
 import pickle
 from array import array
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import walk
 from .cachedir import write_atomic
+from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .summary import FORMAT, Summary
@@ -101,7 +101,7 @@ def _built_in_keys(flavor: Flavor) -> frozenset[str]:
 
 
 def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
+    return blake2b(text.encode("utf-8", "surrogateescape"), digest_size=HEAD).digest()
 
 
 NO_KEYS = digest("")  # `journal_head` of a journal page that uses no property key

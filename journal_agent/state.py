@@ -12,13 +12,13 @@ link where our file should be is refused (`UnsafePath`), never written through.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import re
 import stat
 import time
 from pathlib import Path
 
+from .digests import sha256
 from .errors import ConfigError, LockTimeout, UnsafePath, os_error
 from .files import NOFOLLOW, fsync_dir, inside, kind_of, open_folder, read_all
 
@@ -206,7 +206,7 @@ def vault_slug(root: Path) -> str:
     (``notes-3f2a…``), the same whether or not the vault exists right now."""
     real = os.path.realpath(root)
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", os.path.basename(real)).strip("-.") or "vault"
-    return f"{slug}-{hashlib.sha256(real.encode()).hexdigest()[:12]}"
+    return f"{slug}-{sha256(real.encode()).hexdigest()[:12]}"
 
 
 def _missing(exc: BaseException) -> bool:
@@ -219,7 +219,7 @@ class PageLock:
 
     def __init__(self, state: StateDir, key: str, wait: float) -> None:
         self.state, self.key, self.wait = state, key, wait
-        self.name = hashlib.sha256(key.encode()).hexdigest()[:32] + ".lock"
+        self.name = sha256(key.encode()).hexdigest()[:32] + ".lock"
         self.fd = -1
 
     def __enter__(self) -> PageLock:

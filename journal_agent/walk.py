@@ -138,7 +138,7 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
 def stamp(fingerprint: str, files: Sequence[Stat]) -> str:
     """A digest of the settings (``fingerprint``) and every file's path and stat: a cached
     projection of the whole vault is valid while it is unchanged. Made of `blocks`."""
-    from hashlib import blake2b
+    from .digests import blake2b
 
     return blake2b(fingerprint.encode() + b"".join(blocks(files)), digest_size=16).hexdigest()
 
@@ -153,7 +153,7 @@ def blocks(files: Sequence[Stat]) -> list[bytes]:
 
 
 def _digests(files: Sequence[Stat]) -> list[bytes]:
-    from hashlib import blake2b
+    from .digests import blake2b
 
     out = []
     for start in range(0, len(files), BLOCK):

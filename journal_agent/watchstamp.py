@@ -9,7 +9,8 @@ is lean: the standard library's cheapest parts only (the watcher itself is `watc
 from __future__ import annotations
 
 import os
-from hashlib import sha256
+
+from .digests import sha256
 
 DIRTY = "watch.dirty"  # a change is waiting: queries validate every file
 STAMP = "watch.stamp"  # the settings' fingerprint, a newline, the summary's stamp

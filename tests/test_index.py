@@ -648,3 +648,17 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings
     assert parallel.rescanned == serial.rescanned == FILES
+
+
+def test_the_digests_are_hashlibs() -> None:
+    """`digests` skips importing OpenSSL, not the algorithms: a different digest would rename
+    the cache files and, worse, the state folder holding the ledger (`state.vault_slug`)."""
+    import hashlib
+
+    from journal_agent import digests
+
+    for data in (b"", b"- [[Atlas]] shipped", bytes(range(256)) * 9):
+        assert digests.sha256(data).hexdigest() == hashlib.sha256(data).hexdigest()
+        ours, theirs = digests.blake2b(data, digest_size=16), hashlib.blake2b(data, digest_size=16)
+        assert ours.digest() == theirs.digest()
+    assert digests.sha256(b"abc").hexdigest().startswith("ba7816bf8f01cfea")  # FIPS 180-2

@@ -202,7 +202,8 @@ def test_a_racily_clean_file_goes_to_the_cli(
 
 def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) -> None:
     """The installed command and ``python -m journal_agent``: the same output either way, and a
-    warm query imports neither the argument parser nor the vault's settings readers."""
+    warm query imports neither the argument parser nor the vault's settings readers, nor
+    OpenSSL."""
     settle(logseq_vault)
     asked = ["stale", "--vault", str(logseq_vault), "--as-of", AS_OF]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
@@ -214,6 +215,7 @@ def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) ->
     loaded = {line.rsplit("|", 1)[-1].strip() for line in again.stderr.splitlines()}
     assert "journal_agent.quick" in loaded
     assert not {"argparse", "journal_agent.cli", "journal_agent.flavors", "typing"} & loaded
+    assert "_hashlib" not in loaded  # OpenSSL: `digests`
 
 
 def test_a_running_watcher_spares_the_walk(
