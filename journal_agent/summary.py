@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 12
+FORMAT = 13
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -51,8 +51,11 @@ ARRAYS = {
 _LISTS = ("titles", "paths", "files", "strings", "warnings")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
-#: and `topics` do not need.
+#: and `topics` do not need. Each is stored as marshalled parts, later ones adding to earlier
+#: ones: a patch that adds a topic appends a part (`add_names`) rather than read and rewrite a
+#: hundred thousand names; past `MAX_PARTS` they are merged into one.
 _NAMES = ("names", "spelled")
+MAX_PARTS = 64
 
 
 class Summary:
@@ -87,7 +90,7 @@ class Summary:
         self.lines: array[int] = array("i")
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
-        self._names: dict[str, dict[str, int] | bytes] = {"names": {}, "spelled": {}}
+        self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
         #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
@@ -153,15 +156,26 @@ class Summary:
         patch that moves no topic neither reads nor rewrites them)."""
         self._names = dict(other._names)
 
+    def add_names(self, name: str, entries: dict[str, int]) -> None:
+        """Add ``entries`` to the name table ``name`` ("names" or "spelled") without reading it
+        where it is still marshalled: as a part of its own."""
+        table = self._names[name]
+        more = {**table, **entries} if isinstance(table, dict) else (*table, marshal.dumps(entries))
+        self._names = {**self._names, name: more}  # a copy of the summary keeps its own
+
     def _table(self, name: str) -> dict[str, int]:
         table = self._names[name]
-        if isinstance(table, bytes):
+        if not isinstance(table, dict):
+            found: dict[str, int] = {}
             try:
-                found = marshal.loads(table)
+                for part in table:
+                    more = marshal.loads(part)
+                    if not isinstance(more, dict):
+                        raise ValueError(name)
+                    found.update(more)
             except (ValueError, EOFError, TypeError):
-                found = None
-            table = found if isinstance(found, dict) else {}  # corrupt: the graph answers
-            self._names[name] = table
+                found = {}  # corrupt: the graph answers
+            table = self._names[name] = found
         return table
 
     def find(self, key: str) -> int | None:
@@ -436,10 +450,10 @@ def read(path: str) -> Summary | None:
             column.frombytes(data.pop(name))
             setattr(summary, name, column)
         for name in _NAMES:
-            blob = data.pop(name)
-            if type(blob) is not bytes:
+            parts = data.pop(name)
+            if type(parts) is not tuple or not all(type(p) is bytes for p in parts):
                 return None
-            summary._names[name] = blob
+            summary._names[name] = parts
         for name, value in data.items():
             if type(value) is not type(getattr(summary, name)):
                 return None
@@ -463,8 +477,10 @@ def save(path: str, summary: Summary) -> None:
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
-    for name in _NAMES:  # as read, unless a table was
+    for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
-        data[name] = table if isinstance(table, bytes) else marshal.dumps(table)
+        if not isinstance(table, dict) and len(table) > MAX_PARTS:
+            table = summary._table(name)
+        data[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
     data["format"] = FORMAT
     write_atomic(Path(path), marshal.dumps(data))

@@ -109,15 +109,6 @@ def refresh(
     patched = new_names(vault, side, old, read, exclude)  # names nobody used before
     if patched is None:
         return None
-    if dropped and patched is not old:  # new topics moved the positions the side file knew
-        where = {
-            topic: i for i, topic in enumerate(zip(patched.titles, patched.paths, strict=True))
-        }
-        moved = [where[topic] for topic in zip(old.titles, old.paths, strict=True)]
-        dropped = [
-            d._replace(topic=moved[d.topic], pairs=[(moved[i], n) for i, n in d.pairs])
-            for d in dropped
-        ]
     if dated or gone:
         fresh = _fresh_mentions(
             vault, [rels[n] for n in dated], dated, side, patched, set(came), read

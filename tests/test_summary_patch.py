@@ -14,7 +14,7 @@ import pytest
 
 from journal_agent import sidecar, summary_patch, walk
 from journal_agent.api import Query
-from journal_agent.queries import Graph
+from journal_agent.queries import Graph, by_recency
 from journal_agent.summary import Summary, current, summary_path
 
 from .conftest import ROOT, copy_vault
@@ -26,7 +26,9 @@ Row = tuple[str, str | None, int, int, list[tuple[int, str, int, str, bool]]]
 
 
 def columns(s: Summary) -> list[Row]:
-    """Every topic with its undated count (`undated`) and its dated mentions, as plain values."""
+    """Every topic with its undated count (`undated`) and its dated mentions, as plain values,
+    by title and path (a patch puts a new topic after the others, a rebuild in the registry's
+    order: `summary_topics`)."""
     out = []
     for i, title in enumerate(s.titles):
         span = range(s.starts[i], s.starts[i + 1])
@@ -36,7 +38,7 @@ def columns(s: Summary) -> list[Row]:
             for k in span
         ]  # fmt: skip
         out.append((title, s.paths[i], s.extra[i], undated(s)[i], mentions))
-    return out
+    return sorted(out, key=lambda row: (row[0], row[1] or ""))
 
 
 def backdate(path: Path, seconds: float = 5) -> None:
@@ -335,7 +337,8 @@ def test_a_patch_writes_the_costly_side_fields_it_did_not_change_as_read(
 ) -> None:
     """A journal edit changes neither the listing nor where names land: the side file's
     paths and targets are written as the bytes read (pickling them costs a tenth of a second
-    at 100,000 files); a page that came changes both, and they are pickled anew."""
+    at 100,000 files); a page that came changes the listing, pickled anew, but not where the
+    names land (a new topic moves no other: `summary_topics`)."""
     import pickle
 
     root = rich_vault(tmp_path / "v", days=30)
@@ -359,7 +362,37 @@ def test_a_patch_writes_the_costly_side_fields_it_did_not_change_as_read(
     page.write_text("- about [[Topic 01]]\n")
     backdate(page)
     assert columns(cached(root)) == columns(rebuilt(root))
-    assert pickled == [list, dict, dict]
+    assert pickled == [list, dict]
+
+
+def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
+    tmp_path: Path, spy: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name no file used before, in a journal page, is a new topic (Logseq): its names go
+    into the summary's name tables as a marshalled part of their own (the hundred thousand
+    others are neither read nor rewritten); past `summary.MAX_PARTS` the parts are merged.
+    Either way the tables are a rebuild's."""
+    import marshal
+
+    from journal_agent import summary
+
+    monkeypatch.setattr(summary, "MAX_PARTS", 2)
+    root = rich_vault(tmp_path / "v", days=30)
+    backdate_all(root)
+    cached(root)
+    stored = summary_path(Query.of(root, AS_OF, None, True).vault)
+    seen = []
+    day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    for n in range(4):
+        day.write_text(day.read_text() + f"- started [[Brand New {n}]]\n")
+        backdate(day)
+        spy.clear()
+        assert_as_rebuilt(cached(root), root)
+        assert spy and spy[-1] is not None, "patched"
+        with open(stored, "rb") as handle:
+            data = marshal.load(handle)
+        seen.append((len(data["names"]), len(data["spelled"])))
+    assert seen == [(2, 2), (1, 1), (2, 2), (1, 1)]
 
 
 # -- racily clean files ---------------------------------------------------------------------------
@@ -603,14 +636,22 @@ def test_a_new_days_page_with_a_new_property_key_is_rebuilt(tmp_path: Path, spy:
 
 
 def assert_as_rebuilt(found: Summary, root: Path) -> None:
-    """The topics, their mentions and the names a query finds them by are a rebuild's."""
+    """The topics, their mentions, the names a query finds them by and the listing `topics`
+    answers (in its order) are a rebuild's."""
     again = rebuilt(root)
     assert columns(found) == columns(again)
     assert names(found) == names(again)
+    assert listing(found) == listing(again)
+
+
+def listing(s: Summary) -> list[tuple[str, str | None, str, int | None, int]]:
+    """`topics --all-pages`, in its order."""
+    topics = by_recency(s.topics(dt.date.fromisoformat(AS_OF), 21, all_pages=True))
+    return [(t.page.title, t.page.path, t.status, t.days_silent, t.mentions) for t in topics]
 
 
 def names(s: Summary) -> tuple[dict[str, str], dict[str, str]]:
-    """The query tables, by title (positions move when a topic comes)."""
+    """The query tables, by title (positions differ from a rebuild's once a topic came)."""
     return (
         {k: s.titles[i] for k, i in s.names.items()},
         {k: s.titles[i] for k, i in s.spelled.items()},
@@ -636,7 +677,7 @@ def test_pages_that_come_are_patched_as_a_rebuild_says(
     known = [t for t, p in zip(before.titles, before.paths, strict=True) if p]
     certain = [t for t in known if t in before.spelled and "/" not in t]
     backdate_all(root)
-    cached(root)
+    last = cached(root)
     for round_ in range(6):
         folder = rng.choice(folders) if round_ else folders[0]
         name = (
@@ -657,7 +698,9 @@ def test_pages_that_come_are_patched_as_a_rebuild_says(
         found = cached(root)
         if round_ == 0:
             assert spy and spy[-1] is not None, "a new page about known topics"
+            assert found.titles[: len(last.titles)] == last.titles, "it moves no other topic"
         assert_as_rebuilt(found, root)
+        last = found
 
 
 def test_a_later_spelling_of_a_page_without_a_file_is_patched(
