@@ -5,8 +5,10 @@ A rebuilt summary's topics are in the registry's order of pages (by title key, t
 page that comes and that nothing names yet is a new topic (`add_page`), and so is, in Logseq, a
 name no file used before (a topic without a file, `new_names`): it goes after the others, so that
 no position moves (the summary's query tables and the side file hold positions, and moving
-every one after an insert cost a fifth of a second at 100,000 pages); every answer sorts what
-it lists, and ties by title cannot arise from a patch (`named`). A page that goes and that
+every one after an insert cost a fifth of a second at 100,000 pages). Every answer sorts what
+it lists, by date and title, so the order of positions shows only where two topics share a
+title, and a patch adds no topic whose title another has (`named`, `new_names`: a rebuild
+does). A page that goes and that
 nothing named is taken out (`drop_pages`): every position after it moves down by one in the
 summary, its query tables and the side file (`_renumber`). Whether a name could land on such a
 page is `named`; where a changed file's mentions land is `landing`, one lookup per name once
