@@ -8,11 +8,11 @@ no position moves (the summary's query tables and the side file hold positions, 
 every one after an insert cost a fifth of a second at 100,000 pages). Every answer sorts what
 it lists, by date and title, so the order of positions shows only where two topics share a
 title, and a patch adds no topic whose title another has (`named`, `new_names`: a rebuild
-does). A page that goes and that
-nothing named is taken out (`drop_pages`): every position after it moves down by one in the
-summary, its query tables and the side file (`_renumber`). Whether a name could land on such a
-page is `named`; where a changed file's mentions land is `landing`, one lookup per name once
-`new_names` has learnt every new one into the side file's targets.
+does). A page that goes and that nothing named is taken out (`drop_pages`): every position
+after it moves down by one in the summary, its query tables and the side file (`_renumber`).
+Whether a name could land on such a page is `named`; where a changed file's mentions land is
+`landing`, one lookup per name once `new_names` has learnt every new one into the side file's
+targets.
 """
 
 from __future__ import annotations
