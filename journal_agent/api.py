@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .backends.base import Backend
     from .guard import Problem
     from .summary import Summary
+    from .walk import Stat
     from .writer import AppendResult, Bullet, BulletKind
 
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
@@ -246,13 +247,18 @@ class Query:
         listed = found.topics(self.as_of, self.days, only, all_pages)
         return by_recency(listed), found.warnings
 
-    def summary(self, wait: bool = True, dated_only: bool = False) -> Summary:
+    def summary(
+        self,
+        wait: bool = True,
+        dated_only: bool = False,
+        listed: tuple[list[Stat], list[str]] | None = None,
+    ) -> Summary:
         """The status summary of the vault (cached while nothing changed, `summary.current`).
         ``wait``: first for a build `stale` left to a process of its own (`rebuild.warm_up`),
         rather than build the same in parallel; ``dated_only``: the caller reads only the topics
         that have a dated mention (`stale`, the projection), which, where the summary must be
         rebuilt, come from the journal pages and page heads (`firstpass`: a `Summary.partial`
-        one), the rebuild left to a process of its own."""
+        one), the rebuild left to a process of its own; ``listed``: `summary.current`'s."""
         from . import summary
 
         if wait and self.use_cache:
@@ -265,6 +271,7 @@ class Query:
             exclude=self._excluded(),
             build=self.graph,
             instead=self._first_pass if dated_only else None,
+            listed=listed,
         )
 
     def _first_pass(self, files: list[PageFile], warnings: list[str]) -> Summary:

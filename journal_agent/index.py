@@ -167,29 +167,57 @@ def _load_index(
     fingerprint = _fingerprint(vault)
     old = _read_cache(path, fingerprint) if use_cache else {}
     index = Index(vault, {}, warnings)
-    racy_after = time.time_ns() - RACY_NS
-    reused = {f.rel: _cached(vault, f, old.get(f.rel), racy_after) for f in files}
-    stale = [f for f in files if reused[f.rel] is None]
-    fresh = _scan_all(vault, stale, racy_after, progress and len(stale) > 2000)
-    index.rescanned = len(stale)
+    current, index.rescanned = _current(vault, files, old, progress)
     entries: dict[str, _Entry] = {}
     for file in files:
-        entry = reused[file.rel] or fresh[file.rel]
+        entry = current[file.rel]
         facts = stored_facts(entry)
         if facts is None:  # a cached entry that does not read back: a corrupt cache
-            entry = reused[file.rel] = _fresh_entry(vault, file, racy_after)
+            entry = current[file.rel] = _fresh_entry(vault, file, time.time_ns() - RACY_NS)
             facts = _fresh_facts(entry)
             index.rescanned += 1
         if isinstance(facts, str):
             warnings.append(facts.lstrip(_TRANSIENT))
         else:
             index.files[file.rel] = facts
-        if not (isinstance(facts, str) and facts.startswith(_TRANSIENT)):
+        if not _transient(entry):
             entries[file.rel] = entry  # a read error (not bad content) is retried next time
-    changed = any(reused[rel] is not old.get(rel) for rel in reused) or entries.keys() != old.keys()
-    if use_cache and changed:
+    if use_cache and _changed(entries, old):
         _write_cache(path, fingerprint, entries)
     return index
+
+
+def refresh_cache(vault: Vault, listing: Sequence[Stat]) -> None:
+    """Bring the cached index up to date with ``listing`` (the vault's, made just now), scanning
+    only the files whose stat changed and decoding no one's facts: `watch` does it when the
+    vault is quiet, so that a timeline or a rebuild then reads no file it has seen."""
+    path, fingerprint = cache_path(vault), _fingerprint(vault)
+    old = _read_cache(path, fingerprint)
+    current, _ = _current(vault, list(map(PageFile._make, listing)), old, False)
+    entries = {rel: entry for rel, entry in current.items() if not _transient(entry)}
+    if _changed(entries, old):
+        _write_cache(path, fingerprint, entries)
+
+
+def _current(
+    vault: Vault, files: list[PageFile], old: dict[str, _Entry], progress: bool
+) -> tuple[dict[str, _Entry], int]:
+    """Each file's entry, by path: the cached one while it still describes the file, else
+    a fresh scan; and how many were scanned."""
+    racy_after = time.time_ns() - RACY_NS
+    reused = {f.rel: _cached(vault, f, old.get(f.rel), racy_after) for f in files}
+    stale = [f for f in files if reused[f.rel] is None]
+    fresh = _scan_all(vault, stale, racy_after, progress and len(stale) > 2000)
+    return {rel: entry or fresh[rel] for rel, entry in reused.items()}, len(stale)
+
+
+def _transient(entry: _Entry) -> bool:
+    """Whether the entry is a read error (not bad content), which is not cached."""
+    return isinstance(entry[3], str) and entry[3].startswith(_TRANSIENT)
+
+
+def _changed(entries: dict[str, _Entry], old: dict[str, _Entry]) -> bool:
+    return entries.keys() != old.keys() or any(e is not old[rel] for rel, e in entries.items())
 
 
 #: Up to this many files, reading them costs less than loading the whole cached index.

@@ -301,18 +301,20 @@ def current(
     exclude: frozenset[str],
     build: Callable[[tuple[list[PageFile], list[str]]], Graph],
     instead: Callable[[list[PageFile], list[str]], Summary] | None = None,
+    listed: tuple[list[Stat], list[str]] | None = None,
 ) -> Summary:
     """The vault's summary: the one a running watcher keeps current; else the cached one while no
     file's stat and no setting changed since it was built (its racily clean files' bytes too);
     else the cached one patched for a few edited journal pages; else one built from ``build``
     (the graph of the listed files) and cached, or, where it would be built and cached,
-    ``instead``'s (of the listed files, which then sees to the cache)."""
+    ``instead``'s (of the listed files, which then sees to the cache). ``listed``: the vault's
+    listing and its warnings, made just now (the watcher's own), instead of listing it."""
     from .errors import JournalAgentError
     from .index import _fingerprint, paused_gc, racy_digests, still_same
     from .walk import stamp
 
     fingerprint, excluded = _fingerprint(vault), repr(sorted(exclude))
-    if use_cache:  # a running `journal-agent watch` keeps it current: no file need be listed
+    if use_cache and listed is None:  # a running `journal-agent watch` keeps it current
         from .state import StateDir
         from .watchstamp import trusted_stamp
 
@@ -323,32 +325,32 @@ def current(
         vouched = load(summary_path(vault), trusted) if trusted else None
         if vouched is not None and trusted and trusted.endswith(excluded):
             return vouched
-    warnings: list[str] = []
-    listed = vault.listing(warnings)  # plain tuples: made into `PageFile`s only to build
-    key = stamp(fingerprint, listed) + excluded if use_cache else None
+    warnings: list[str] = list(listed[1]) if listed else []
+    listing = listed[0] if listed else vault.listing(warnings)  # `PageFile`s only to build
+    key = stamp(fingerprint, listing) + excluded if use_cache else None
     path = summary_path(vault)
     kept = read(path) if key else None  # read once: a patch starts from it
     cached = kept if kept is not None and kept.stamp == key else None
     base = fingerprint + excluded
     guard = _guard(vault, fingerprint, excluded) if key else {}
     if cached is not None and still_same(vault, cached.racy):
-        settle = bool(cached.racy) and settled(listed, cached.racy)
+        settle = bool(cached.racy) and settled(listing, cached.racy)
         if settle or cached.guard != guard:
             if settle:  # checked once more, now out of the window: the stat suffices
                 cached.racy = {}
             cached.guard = guard  # a settings file touched, its settings the same
             save(path, cached)
         return cached
-    racy = racy_digests(vault, listed) if key else {}
+    racy = racy_digests(vault, listing) if key else {}
     if key and cached is None:  # a few pages changed since: patch (summary_patch)
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, kept, listed, key, base, racy, guard, exclude)
+        patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude)
         if patched is not None:
             return patched
     from .vault import PageFile
 
-    files = list(map(PageFile._make, listed))
+    files = list(map(PageFile._make, listing))
     if key and instead is not None:
         found = instead(files, warnings)
         found.guard = guard  # what the warm path reads of the settings (the default window)
@@ -361,7 +363,7 @@ def current(
             from .sidecar import remember
 
             save(path, built)
-            remember(path, graph, built, listed, base)  # digested already (`walk.blocks`)
+            remember(path, graph, built, listing, base)  # digested already (`walk.blocks`)
     return built
 
 

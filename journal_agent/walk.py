@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 from array import array
+from bisect import bisect_left
 from operator import itemgetter
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than listing a small vault
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
     Listing = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]]
@@ -40,13 +41,15 @@ def page_files(
     hidden: tuple[str, ...],
     warnings: list[str],
     stat: bool = True,
+    links: list[str] | None = None,
 ) -> list[Stat]:
     """Page files below ``root`` in path order, as the fields of `vault.PageFile` (a plain tuple
     is made a third faster), hidden (``hidden``: folder or file prefixes) and dot-named ones
     skipped. Depth first: a loop, not recursion, over folders opened once each, every file
     stat-ed relative to its folder (this runs on every query over tens of thousands of files).
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
-    twice through links is listed once. Without ``stat``, stat fields are 0."""
+    twice through links is listed once. Without ``stat``, stat fields are 0. ``links``: gets
+    the path of each link followed and each folder reached twice (`relisted` needs none)."""
     global HANDED
     if HANDED is not None and stat and HANDED[0] == (root, extensions, hidden):
         (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
@@ -65,9 +68,12 @@ def page_files(
         try:
             st = os.fstat(fd)
             if (st.st_dev, st.st_ino) in seen:
+                if links is not None:
+                    links.append(prefix)
                 continue
             seen.add((st.st_dev, st.st_ino))
-            _folder(root, fd, folder, prefix, (extensions, hidden), stat, folders, found, warnings)
+            rules = (extensions, hidden, links)
+            _folder(root, fd, folder, prefix, rules, stat, folders, found, warnings)
         except OSError as exc:
             warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
         finally:
@@ -81,13 +87,13 @@ def _folder(
     fd: int,
     folder: str,
     prefix: str,
-    rules: tuple[tuple[str, ...], tuple[str, ...]],
+    rules: tuple[tuple[str, ...], tuple[str, ...], list[str] | None],
     stat: bool,
     folders: list[tuple[str, str]],
     found: list[Stat],
     warnings: list[str],
 ) -> None:
-    extensions, hidden = rules
+    extensions, hidden, links = rules
     add, stat_at = found.append, os.stat
     with os.scandir(fd) as entries:
         for entry in entries:
@@ -105,17 +111,20 @@ def _folder(
                         add((prefix + name, 0, 0, 0))
                 elif entry.is_symlink() and not _inside(f"{folder}/{name}", root):
                     warnings.append(f"{prefix}{name}: symbolic link to outside the vault, skipped")
-                elif entry.is_dir():
-                    if prefix or name not in SKIP_DIRS:
-                        folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
-                elif name.lower().endswith(extensions):
-                    if not entry.is_file():  # a FIFO would hang a read; no device either
-                        warnings.append(f"{prefix}{name}: not a regular file, skipped")
-                    elif stat:
-                        st = entry.stat()
-                        add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
-                    else:
-                        add((prefix + name, 0, 0, 0))
+                else:
+                    if links is not None and entry.is_symlink():
+                        links.append(prefix + name)  # inside the vault: followed
+                    if entry.is_dir():
+                        if prefix or name not in SKIP_DIRS:
+                            folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
+                    elif name.lower().endswith(extensions):
+                        if not entry.is_file():  # a FIFO would hang a read; no device either
+                            warnings.append(f"{prefix}{name}: not a regular file, skipped")
+                        elif stat:
+                            st = entry.stat()
+                            add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                        else:
+                            add((prefix + name, 0, 0, 0))
             except OSError as exc:  # a link loop, a file gone meanwhile
                 warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
 
@@ -133,6 +142,87 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
         if h and (rel == h or rel.startswith(h + "/")):
             return True
     return False
+
+
+def relisted(
+    root: str,
+    extensions: tuple[str, ...],
+    hidden: tuple[str, ...],
+    files: list[Stat],
+    changed: Iterable[str],
+) -> list[Stat] | None:
+    """``files``, a `page_files` listing that met no link, no folder twice and no warning, as
+    `page_files` would list the vault now if only the paths ``changed`` (vault-relative) may
+    have changed, come or gone since: each of them stat-ed alone, not the whole vault (a running
+    `watch` knows them from the file events). None where one of them is not that plain case (a
+    link, an unreadable folder, anything but a regular file): list the vault in full. Where no
+    file came or went, the listing's `blocks` are digested again only where a file changed."""
+    global _DIGESTED
+    out = list(files)  # a new list: a listing is never changed once made (`blocks`)
+    touched: set[int] = set()
+    moved = False
+    for rel in sorted(set(changed)):
+        try:
+            now = _page_stat(root, rel, extensions, hidden)
+        except _NotPlain:
+            return None
+        i = bisect_left(out, rel, key=itemgetter(0))
+        there = i < len(out) and out[i][0] == rel
+        if now is not None and there:
+            out[i] = now
+            touched.add(i // BLOCK)
+        elif now is not None:
+            out.insert(i, now)
+            moved = True
+        elif there:
+            del out[i]
+            moved = True
+    if not moved and _DIGESTED is not None and _DIGESTED[0] is files:
+        digests = list(_DIGESTED[1])
+        for n in touched:
+            digests[n] = _digests(out[n * BLOCK : (n + 1) * BLOCK])[0]
+        _DIGESTED = (out, digests)
+    return out
+
+
+class _NotPlain(Exception):
+    """A changed path that only a full listing lists right."""
+
+
+_FILE, _FOLDER, _LINK, _KIND = 0o100000, 0o040000, 0o120000, 0o170000
+
+
+def _page_stat(
+    root: str, rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...]
+) -> Stat | None:
+    """What `page_files` lists of the file at ``rel``: its fields; None if it lists nothing
+    there (no page file, or one it skips); `_NotPlain` where only a full listing can tell."""
+    parts = rel.split("/")
+    if any(not part or part[0] == "." for part in parts) or (
+        len(parts) > 1 and parts[0] in SKIP_DIRS
+    ):
+        return None
+    if (hidden and is_hidden(rel, hidden)) or not parts[-1].lower().endswith(extensions):
+        return None
+    path, last = root, len(parts) - 1
+    for n, part in enumerate(parts):
+        path = f"{path}/{part}"
+        try:
+            st = os.stat(path, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None  # gone, or its folder is
+        except OSError as exc:
+            raise _NotPlain from exc  # unreadable: a full listing warns
+        kind = st.st_mode & _KIND
+        if n == last:
+            if kind != _FILE:
+                raise _NotPlain  # a link, a FIFO, a folder named like a page
+            return (rel, st.st_mtime_ns, st.st_size, st.st_ino)
+        if kind == _LINK:
+            raise _NotPlain  # a folder reached through a link
+        if kind != _FOLDER:
+            return None  # a file where its folder would be
+    return None
 
 
 def stamp(fingerprint: str, files: Sequence[Stat]) -> str:

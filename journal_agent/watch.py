@@ -7,13 +7,20 @@ gathered until the vault has been quiet for `DEBOUNCE` seconds (at most `MAX_DEL
 first), so a burst of a thousand saves is one refresh, and an editor that saves by rename is
 just two events on the same page. Each refresh:
 
-* brings the index and the status summary up to date (the next query or hook pays only the
-  stat of each file), and
+* brings the status summary up to date (the next query or hook pays only the stat of each
+  file, or nothing: below), stat-ing only the files the events name (`walk.relisted`) while
+  that lists the vault right (no link in it, no folder that came, went or moved), and
 * compares each changed journal page that holds agent bullets (per the ledger) with the copy
   seen before: a bullet a person deleted or edited is recorded, with the time it was seen, in
   ``events.jsonl`` of the state folder (which `audit` reads). A save that dropped agent bullets
   *and* other recent changes at once — an app writing an older copy of the page over it, as
   Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
+
+Once the vault has been quiet for `QUIET` seconds, the watcher lists it in full, and refreshes
+as above if that finds what no event told it (so a missed event costs a second, not a wrong
+answer until the next change), then brings the cached index up to date (`index.refresh_cache`),
+so that a timeline or a rebuild reads no file it has seen; doing this after every burst would
+rewrite the whole index on every save of a person typing.
 
 While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
 its refresh is done, and ``watch.stamp`` names the summary that refresh left current: a query
@@ -34,7 +41,7 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
@@ -42,16 +49,22 @@ from .ledger import Ledger, now_utc, text_hash
 from .owned import owned_blocks
 from .state import PageLock, StateDir
 from .vault import Vault
+from .walk import SKIP_DIRS, page_files, relisted
 from .watchstamp import DIRTY, LOCK_KEY, STAMP
+
+if TYPE_CHECKING:
+    from .walk import Stat
 
 DEBOUNCE = 0.25  # seconds of quiet before a refresh
 MAX_DELAY = 2.0  # ... but never later than this after the first event of a burst
+QUIET = 1.0  # seconds of quiet after a refresh before the full check and the index (`_settle`)
 POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
 SETTINGS = "\0settings"  # stands for a changed settings file among the changed pages
 EVERYTHING = "\0everything"  # events were lost: any page may have changed
-CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed"})
+RELIST = "\0relist"  # a folder came, went, moved or changed its permissions: list in full
+CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 
 @dataclass(frozen=True)
@@ -134,6 +147,9 @@ class Watcher:
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._copies: dict[str, _Copy] = {}
+        self._listing: tuple[list[Stat], list[str]] | None = None  # the vault as last listed
+        self._plain = False  # ... and that listing met no link and no warning (`_list`)
+        self._quiet_due: float | None = None  # when `_settle` is due
 
     # -- events ------------------------------------------------------------------------------
 
@@ -142,12 +158,17 @@ class Watcher:
             return  # opened, or closed without writing: our own reads among them
         for raw in (event.src_path, getattr(event, "dest_path", "")):
             path = os.fsdecode(raw) if raw else ""
-            rel = self._rel(path) if path else None
-            listing = event.is_directory and event.event_type == "modified"  # a file in it
-            if rel is None and path and not listing and self._is_settings(path):
-                rel = SETTINGS  # the vault is opened again before the next refresh
-            if rel is not None:
-                self._queue(rel)
+            if not path:
+                continue
+            if self._is_settings(path):
+                self._queue(SETTINGS)  # the vault is opened again before the next refresh
+            elif event.is_directory:
+                if event.event_type != "modified" and self._folder(path):  # not: a file in it
+                    self._queue(RELIST)
+            else:
+                rel = self._rel(path)
+                if rel is not None:
+                    self._queue(rel)
 
     def _on_overflow(self) -> None:
         """The kernel's event queue overflowed: changes went unseen, so the next refresh checks
@@ -168,14 +189,20 @@ class Watcher:
 
     def _rel(self, path: str) -> str | None:
         """The vault-relative path of a page file (None for anything else, our own files too)."""
+        rel = self._folder(path)
+        return rel if rel and rel.lower().endswith(self.vault.settings.extensions) else None
+
+    def _folder(self, path: str) -> str | None:
+        """The vault-relative path of what the listing may hold (`walk.page_files`): below no
+        dot-named folder (ours among them), nor Logseq's own or another it skips."""
         try:
             rel = Path(path).relative_to(self.vault.root).as_posix()
         except ValueError:
             return None
         parts = rel.split("/")
-        if any(p.startswith(".") for p in parts) or parts[0] in ("logseq", "node_modules"):
+        if any(p.startswith(".") for p in parts) or (len(parts) > 1 and parts[0] in SKIP_DIRS):
             return None
-        return rel if rel.lower().endswith(self.vault.settings.extensions) else None
+        return rel if rel != "." else None
 
     def _is_settings(self, path: str) -> bool:
         try:
@@ -227,6 +254,8 @@ class Watcher:
                     due = self._due()
                     if due:
                         self.refresh(due)
+                    elif self._quiet_due is not None and time.monotonic() >= self._quiet_due:
+                        self._settle()
             finally:
                 observer.stop()
                 observer.join(timeout=5)
@@ -237,9 +266,9 @@ class Watcher:
 
     @property
     def idle(self) -> bool:
-        """No change waits for a refresh."""
+        """No change waits for a refresh, and the quiet pass after the last one is done."""
         with self._lock:
-            return not self._changed
+            return not self._changed and self._quiet_due is None
 
     def stop(self) -> None:
         """Ask `run` to return (from any thread or a signal handler)."""
@@ -255,6 +284,7 @@ class Watcher:
             if now - self._last < DEBOUNCE and now - self._first < MAX_DELAY:
                 return set()
             due, self._changed = self._changed, set()
+            self._quiet_due = float("inf")  # not `idle` until its refresh and the quiet pass
             return due
 
     def _observer(self) -> Any:
@@ -273,9 +303,11 @@ class Watcher:
                 events.FileDeletedEvent,
                 events.FileMovedEvent,
                 events.FileClosedEvent,
+                events.FileAttribEvent,  # `touch`, or a page made unreadable
                 events.DirCreatedEvent,
                 events.DirDeletedEvent,
                 events.DirMovedEvent,
+                events.DirAttribEvent,
             ]
             try:
                 native = Observer()
@@ -289,31 +321,85 @@ class Watcher:
         polling.start()
         return polling
 
-    def refresh(self, changed: set[str]) -> None:
-        """Bring the index and the summary up to date; look at what happened to agent bullets."""
+    def refresh(
+        self, changed: set[str], listed: tuple[list[Stat], list[str]] | None = None
+    ) -> None:
+        """Bring the summary up to date after the ``changed`` pages (or the vault as ``listed``
+        just now); look at what happened to agent bullets."""
         from . import api
-        from .index import _fingerprint, load_index
+        from .index import _fingerprint
         from .vault import open_vault
 
         try:
             if SETTINGS in changed:
                 changed.discard(SETTINGS)
                 self.vault = open_vault(self.vault.root)
+                self._listing = None  # its rules may have changed
             if EVERYTHING in changed:
                 changed.discard(EVERYTHING)
                 changed.update(self._copies)
-            load_index(self.vault)
-            summary = api.Query.of(self.vault, None, None, True).summary()
+                self._listing = None
+            if RELIST in changed:
+                changed.discard(RELIST)
+                self._listing = None
+            listed = listed or self._list(changed)
+            summary = api.Query.of(self.vault, None, None, True).summary(listed=listed)
+            self.state.replace(STAMP, f"{_fingerprint(self.vault)}\n{summary.stamp}".encode())
             for rel in sorted(changed):
                 self._compare(rel)
-            self.state.replace(STAMP, f"{_fingerprint(self.vault)}\n{summary.stamp}".encode())
         except JournalAgentError as exc:  # a bad setting, a full disk: say it, keep watching
             self.report(f"watch: {exc}")
         finally:
             with self._lock:
                 if not self._changed:
                     self._clear_dirty()
+                self._quiet_due = time.monotonic() + QUIET
             self.refreshes += 1
+
+    def _list(self, changed: set[str]) -> tuple[list[Stat], list[str]]:
+        """The vault's listing now: the last one with only the ``changed`` paths stat-ed again,
+        where that lists it right (`walk.relisted`), else a full one."""
+        if self._listing is not None and self._plain:
+            s = self.vault.settings
+            root = str(self.vault.root)
+            files = relisted(root, s.extensions, s.hidden, self._listing[0], changed)
+            if files is not None:
+                self._listing = (files, [])
+                return self._listing
+        return self._list_all()
+
+    def _list_all(self) -> tuple[list[Stat], list[str]]:
+        """A full listing of the vault, kept for `_list`. Only on Linux may the next one stat
+        just the changed paths: elsewhere an event may spell a name in another Unicode form
+        than the folder's listing does (macOS)."""
+        import sys
+
+        s = self.vault.settings
+        warnings: list[str] = []
+        links: list[str] = []
+        files = page_files(str(self.vault.root), s.extensions, s.hidden, warnings, links=links)
+        self._listing = (files, warnings)
+        self._plain = not warnings and not links and sys.platform == "linux"
+        return self._listing
+
+    def _settle(self) -> None:
+        """Once the vault is quiet: list it in full and, if that finds a change no event told
+        of, refresh for it (and come back); else bring the cached index up to date."""
+        from .index import refresh_cache
+
+        kept = self._listing
+        try:
+            listed = self._list_all()
+            if kept is None or listed[0] != kept[0] or listed[1] != kept[1]:
+                missed = set(listed[0]).symmetric_difference(kept[0] if kept else ())
+                self._mark_dirty()
+                self.refresh({f[0] for f in missed}, listed)
+                return
+            refresh_cache(self.vault, listed[0])
+        except JournalAgentError as exc:
+            self.report(f"watch: {exc}")
+        with self._lock:
+            self._quiet_due = None
 
     # -- agent bullets -----------------------------------------------------------------------
 

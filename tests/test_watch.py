@@ -4,6 +4,7 @@ edits to agent bullets (and an app's overwrite with an older copy) are seen and 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,15 +41,14 @@ class Running:
         self.settle(1)
 
     def settle(self, at_least: int | None = None) -> None:
-        """Wait until the watcher has refreshed after what was just done (or ``at_least``)."""
+        """Wait until the watcher has refreshed after what was just done (or ``at_least``), and
+        is idle: no change waiting, and its quiet pass done."""
         target = at_least if at_least is not None else self.watcher.refreshes + 1
         deadline = time.monotonic() + DEADLINE
         while self.watcher.refreshes < target or not self.watcher.idle:
             assert time.monotonic() < deadline, "the watcher never refreshed"
             assert self.thread.is_alive(), "the watcher stopped"
             time.sleep(0.02)
-            if self.watcher.refreshes >= target and not self.watcher.idle:
-                target = self.watcher.refreshes + 1  # more events came: wait for their refresh
 
     def stop(self) -> None:
         self.watcher.stop()
@@ -270,5 +270,120 @@ def test_lost_events_make_the_watcher_check_everything(
         assert_index_fresh(logseq_vault)
         kinds = {o.text: o.kind for o in read_observations(StateDir.of(logseq_vault))}
         assert kinds == {note: "edited"}
+    finally:
+        running.stop()
+
+
+def trusted_and_cold(vault: Path) -> tuple[list[Any], list[Any]]:
+    """The statuses a query answers trusting the running watcher (it must list no file), and
+    those of a cold rebuild."""
+    from journal_agent.api import Query
+
+    trusted, _ = Query.of(vault, DAY, None, True).statuses()
+    cold, _ = Query.of(vault, DAY, None, False).statuses()
+    return [t.to_json() for t in trusted], [t.to_json() for t in cold]
+
+
+class Listings:
+    """How the watcher lists the vault: full listings, and changed paths stat-ed alone."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from journal_agent import walk
+
+        self.full = 0
+        self.partial: list[bool] = []  # per call of `relisted`: did it list the vault?
+        real_full, real_partial = walk.page_files, walk.relisted
+
+        def full(*args: Any, **kwargs: Any) -> Any:
+            self.full += 1
+            return real_full(*args, **kwargs)
+
+        def partial(*args: Any) -> Any:
+            found = real_partial(*args)
+            self.partial.append(found is not None)
+            return found
+
+        monkeypatch.setattr("journal_agent.watch.page_files", full)
+        monkeypatch.setattr("journal_agent.watch.relisted", partial)
+
+
+def test_a_change_is_listed_by_its_own_path_and_checked_in_full_once_quiet(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refresh stats only the paths the events name; the quiet pass then lists the vault in
+    full once, finds nothing else, and brings the index up to date. The stamp it leaves is the
+    one a query without the watcher computes, so that query reuses the summary as it is."""
+    from journal_agent import summary
+    from journal_agent.index import _fingerprint
+    from journal_agent.walk import stamp
+
+    listings = Listings(monkeypatch)
+    running = Running(logseq_vault)
+    try:
+        assert listings.full == 2  # the first refresh, and its quiet pass
+        page = logseq_vault / "journals" / "2026_11_24.md"
+        page.write_text(page.read_text() + "- started on [[A brand new thread]]\n")
+        running.settle()
+        assert listings.partial == [True] and listings.full == 3
+        assert_index_fresh(logseq_vault)
+        trusted, cold = trusted_and_cold(logseq_vault)
+        assert trusted == cold and "A brand new thread" in str(trusted)
+    finally:
+        running.stop()
+    vault = open_vault(logseq_vault)
+    key = stamp(_fingerprint(vault), vault.listing()) + repr([])
+    assert summary.load(summary.summary_path(vault), key) is not None
+
+
+@pytest.mark.parametrize("way", ["moved out", "moved in", "deleted", "renamed"])
+def test_a_folder_of_pages_that_comes_or_goes(logseq_vault: Path, tmp_path: Path, way: str) -> None:
+    """A folder that comes, goes or moves gives one event for itself, none for what it holds
+    (moved out of the vault) or ones the watcher cannot tell apart: the vault is listed in
+    full, and a query trusting the watcher answers as a cold one."""
+    outside = tmp_path / "elsewhere"
+    (outside / "notes").mkdir(parents=True)
+    for name in ("One", "Two"):
+        (outside / "notes" / f"{name}.md").write_text(f"- about [[{name} topic]]\n")
+    folder = logseq_vault / "pages" / "notes"
+    if way != "moved in":
+        shutil.move(outside / "notes", folder)
+    running = Running(logseq_vault)
+    try:
+        before = trusted_and_cold(logseq_vault)[1]
+        if way == "moved in":
+            shutil.move(outside / "notes", folder)
+        elif way == "moved out":
+            shutil.move(folder, outside / "notes")
+        elif way == "deleted":
+            shutil.rmtree(folder)
+        else:
+            folder.rename(folder.with_name("renamed"))
+        running.settle()
+        trusted, cold = trusted_and_cold(logseq_vault)
+        assert trusted == cold
+        assert cold != before  # pages, or their paths, came or went
+    finally:
+        running.stop()
+
+
+def test_a_missed_event_is_found_by_the_quiet_pass(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change whose event never came (dropped here, as the kernel may) is found by the full
+    listing of the quiet pass after the next refresh, its page looked at like any other."""
+    heard = Heard(monkeypatch)
+    running = Running(logseq_vault)
+    try:
+        heard.deaf = True
+        unseen = logseq_vault / "journals" / "2026_11_24.md"
+        unseen.write_text(unseen.read_text() + "- unseen: [[Missed thread]]\n")
+        time.sleep(0.5)
+        heard.deaf = False
+        page = logseq_vault / "pages" / "Grafana.md"
+        page.write_text(page.read_text() + "- seen: [[Flaky CI]]\n")
+        running.settle()
+        trusted, cold = trusted_and_cold(logseq_vault)
+        assert trusted == cold and "Missed thread" in str(trusted)
+        assert_index_fresh(logseq_vault)
     finally:
         running.stop()

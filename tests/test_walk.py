@@ -1,0 +1,133 @@
+"""walk: the vault's listing, and `relisted`, which a running watcher uses to list the vault
+again by stat-ing only the paths its file events name. After random file changes, it must equal
+a full listing exactly (the stamp of every cached answer is made of it), its block digests too,
+or say that only a full listing can tell."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from journal_agent import walk
+from journal_agent.walk import BLOCK, blocks, page_files, relisted
+
+EXTENSIONS = (".md", ".org")
+HIDDEN = ("Private/",)
+FOLDERS = ["", "pages/", "journals/", "pages/sub/", "pages/sub/deep/", "Private/", "assets/",
+           "logseq/", "pages/.dot/", "pages/assets/", "new/", "new/deeper/"]  # fmt: skip
+NAMES = ["a.md", "B.MD", "c.org", "d.txt", ".e.md", "f g.md", "ü.md", "h.markdown"]
+
+
+def listing(root: Path) -> tuple[list[walk.Stat], list[str], list[str]]:
+    warnings: list[str] = []
+    links: list[str] = []
+    files = page_files(str(root), EXTENSIONS, HIDDEN, warnings, links=links)
+    return files, warnings, links
+
+
+def change(root: Path, rng: random.Random) -> set[str]:
+    """One random change below ``root``; the paths a file event would name for it."""
+    existing = sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+    kind = rng.choice(["write", "write", "write", "delete", "rename", "folder-gone", "touch"])
+    if kind in ("delete", "rename", "touch") and existing:
+        rel = rng.choice(existing)
+        if kind == "delete":
+            (root / rel).unlink()
+            return {rel}
+        if kind == "touch":
+            os.utime(root / rel, ns=(rng.randrange(10**18), rng.randrange(10**18)))
+            return {rel}
+        dest = rng.choice(FOLDERS) + rng.choice(NAMES)
+        (root / dest).parent.mkdir(parents=True, exist_ok=True)
+        if (root / dest).is_dir():
+            return set()
+        os.replace(root / rel, root / dest)
+        return {rel, dest}
+    if kind == "folder-gone":
+        folder = rng.choice(FOLDERS[1:])
+        gone = {p.relative_to(root).as_posix() for p in (root / folder).rglob("*") if p.is_file()}
+        shutil.rmtree(root / folder, ignore_errors=True)
+        return gone
+    rel = rng.choice(FOLDERS) + rng.choice(NAMES)
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text("- x\n" * rng.randrange(1, 5))
+    return {rel}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_relisted_equals_a_full_listing_after_random_changes(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    root = tmp_path / "vault"
+    root.mkdir()
+    for _ in range(30):
+        change(root, rng)
+    files, warnings, links = listing(root)
+    assert warnings == [] and links == []
+    blocks(files)  # digested, as a refresh digests it for the stamp
+    for _ in range(60):
+        changed: set[str] = set()
+        for _ in range(rng.randrange(1, 4)):
+            changed |= change(root, rng)
+        again = relisted(str(root), EXTENSIONS, HIDDEN, files, changed)
+        full, _, _ = listing(root)
+        assert again == full
+        assert again is not files
+        assert blocks(again) == walk._digests(full)
+        files = again
+
+
+def test_relisted_digests_again_only_the_blocks_a_change_falls_in(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    (root / "pages").mkdir(parents=True)
+    for i in range(3 * BLOCK):
+        (root / "pages" / f"p{i:05}.md").write_text("- x\n")
+    files, _, _ = listing(root)
+    digests = blocks(files)
+    (root / "pages" / "p01500.md").write_text("- changed\n")
+    again = relisted(str(root), EXTENSIONS, HIDDEN, files, {"pages/p01500.md"})
+    assert again is not None
+    fresh = blocks(again)
+    assert fresh == walk._digests(again)
+    assert [a == b for a, b in zip(fresh, digests, strict=True)] == [True, False, True]
+
+
+@pytest.mark.parametrize("what", ["file link", "folder link", "fifo", "folder named like a page"])
+def test_relisted_leaves_what_is_not_plain_to_a_full_listing(tmp_path: Path, what: str) -> None:
+    root = tmp_path / "vault"
+    (root / "pages" / "sub").mkdir(parents=True)
+    (root / "pages" / "sub" / "a.md").write_text("- a\n")
+    files, _, _ = listing(root)
+    if what == "file link":
+        (root / "pages" / "b.md").symlink_to(root / "pages" / "sub" / "a.md")
+        changed = {"pages/b.md"}
+    elif what == "folder link":
+        (root / "linked").symlink_to(root / "pages" / "sub")
+        changed = {"linked/a.md"}
+    elif what == "fifo":
+        os.mkfifo(root / "pages" / "c.md")
+        changed = {"pages/c.md"}
+    else:
+        (root / "pages" / "d.md").mkdir()
+        changed = {"pages/d.md"}
+    assert relisted(str(root), EXTENSIONS, HIDDEN, files, changed) is None
+    _, warnings, links = listing(root)
+    assert warnings or links or what == "folder named like a page"
+
+
+def test_a_full_listing_names_the_links_it_follows_and_the_folders_it_meets_twice(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "vault"
+    (root / "pages").mkdir(parents=True)
+    (root / "pages" / "a.md").write_text("- a\n")
+    (root / "pages" / "b.md").symlink_to(root / "pages" / "a.md")
+    (root / "again").symlink_to(root / "pages")
+    files, warnings, links = listing(root)
+    assert warnings == []
+    assert len(files) == 2  # the folder reached twice is listed once; the file link is a page
+    assert "again" in links and {"pages/", "again/"} & set(links)  # the folder met twice
+    assert {"pages/b.md", "again/b.md"} & set(links)
