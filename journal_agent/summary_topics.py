@@ -274,10 +274,9 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str
 
 def _titles(vault: Vault, old: Summary) -> dict[str, int]:
     """Each topic title's key -> its position; a key that two topics share maps to -1."""
-    key = vault.flavor.page_key
     out: dict[str, int] = {}
-    for i, title in enumerate(old.titles):
-        out[key(title)] = -1 if key(title) in out else i
+    for i, k in enumerate(map(vault.flavor.page_key, old.titles)):
+        out[k] = -1 if k in out else i
     return out
 
 
