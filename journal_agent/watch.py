@@ -16,11 +16,10 @@ just two events on the same page. Each refresh:
   *and* other recent changes at once — an app writing an older copy of the page over it, as
   Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
 
-Once the vault has been quiet for `QUIET` seconds, the watcher lists it in full, and refreshes
-as above if that finds what no event told it (so a missed event costs a second, not a wrong
-answer until the next change), then brings the cached index up to date (`index.refresh_cache`),
-so that a timeline or a rebuild reads no file it has seen; doing this after every burst would
-rewrite the whole index on every save of a person typing.
+Once the vault has been quiet for `QUIET` seconds after a refresh, the watcher lists it in full,
+and refreshes as above if that finds what no event told of (a change the kernel never reported is
+caught there, after the next change at the latest), then brings the cached index up to date
+(`index.refresh_cache`), so that a timeline or a rebuild reads no file it has seen.
 
 While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
 its refresh is done, and ``watch.stamp`` names the summary that refresh left current: a query
@@ -57,7 +56,10 @@ if TYPE_CHECKING:
 
 DEBOUNCE = 0.25  # seconds of quiet before a refresh
 MAX_DELAY = 2.0  # ... but never later than this after the first event of a burst
-QUIET = 1.0  # seconds of quiet after a refresh before the full check and the index (`_settle`)
+#: Seconds of quiet after a refresh before the full listing and the index's rewrite (`_settle`):
+#: long enough that a person typing, whose outliner saves every few seconds, does not make the
+#: watcher rewrite the whole index after every save.
+QUIET = 5.0
 POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
@@ -255,7 +257,8 @@ class Watcher:
                     if due:
                         self.refresh(due)
                     elif self._quiet_due is not None and time.monotonic() >= self._quiet_due:
-                        self._settle()
+                        if not self._changed:  # else its refresh comes first
+                            self._settle()
             finally:
                 observer.stop()
                 observer.join(timeout=5)

@@ -4,6 +4,7 @@ edits to agent bullets (and an app's overwrite with an older copy) are seen and 
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -21,13 +22,19 @@ from journal_agent import WatchRunning
 from journal_agent.index import load_index
 from journal_agent.state import StateDir
 from journal_agent.vault import open_vault
-from journal_agent.watch import Watcher, read_observations
+from journal_agent.watch import DEBOUNCE, Watcher, read_observations
 from journal_agent.watchstamp import DIRTY
 
 from .conftest import journal
 
 DAY = "2026-11-29"
 DEADLINE = 30.0
+
+
+@pytest.fixture(autouse=True)
+def short_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The quiet pass comes after a second here, not after `watch.QUIET`: tests wait for it."""
+    monkeypatch.setattr("journal_agent.watch.QUIET", 1.0)
 
 
 class Running:
@@ -49,6 +56,12 @@ class Running:
             assert time.monotonic() < deadline, "the watcher never refreshed"
             assert self.thread.is_alive(), "the watcher stopped"
             time.sleep(0.02)
+
+    def quiet(self) -> None:
+        """Wait until whatever was just done, if it made any event, is refreshed: for changes
+        that may make none (below a hidden folder, say)."""
+        time.sleep(DEBOUNCE * 3)
+        self.settle(at_least=0)
 
     def stop(self) -> None:
         self.watcher.stop()
@@ -385,5 +398,68 @@ def test_a_missed_event_is_found_by_the_quiet_pass(
         trusted, cold = trusted_and_cold(logseq_vault)
         assert trusted == cold and "Missed thread" in str(trusted)
         assert_index_fresh(logseq_vault)
+    finally:
+        running.stop()
+
+
+def random_change(vault: Path, outside: Path, rng: random.Random) -> str:
+    """One change a person or a tool makes to a vault (``outside``: a folder beside it)."""
+    pages = sorted(p for p in vault.rglob("*.md") if ".journal-agent" not in p.parts)
+    folders = ["pages", "journals", "pages/sub", "pages/sub/deep", "pages/.hidden", "assets"]
+    kind = rng.choice(["edit", "edit", "new", "delete", "rename", "folder in", "folder out",
+                       "folder rename", "link", "touch"])  # fmt: skip
+    topic = f"[[Soak {rng.randrange(8)}]]"
+    if kind == "edit" and pages:
+        page = rng.choice(pages)
+        page.write_text(page.read_text() + f"- more on {topic}\n")
+    elif kind == "new":
+        folder = vault / rng.choice(folders)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"New {rng.randrange(100)}.md").write_text(f"- about {topic}\n")
+    elif kind == "delete" and pages:
+        rng.choice(pages).unlink()
+    elif kind == "rename" and pages:
+        page = rng.choice(pages)
+        page.rename(page.with_name(f"Renamed {rng.randrange(100)}.md"))
+    elif kind == "folder in":
+        moved = outside / f"batch{rng.randrange(1000)}"
+        moved.mkdir(parents=True, exist_ok=True)
+        for n in range(3):
+            (moved / f"Batch {moved.name} {n}.md").write_text(f"- batch on {topic}\n")
+        shutil.move(moved, vault / "pages" / moved.name)
+    elif kind == "folder out":
+        subs = sorted(p for p in (vault / "pages").iterdir() if p.is_dir() and p.name != "sub")
+        if subs:
+            shutil.move(subs[0], outside / f"out{rng.randrange(1000)}")
+    elif kind == "folder rename":
+        subs = sorted(p for p in (vault / "pages").rglob("*") if p.is_dir())
+        if subs:
+            subs[0].rename(subs[0].with_name(f"{subs[0].name}x"))
+    elif kind == "link" and pages:
+        link = vault / "pages" / f"Link {rng.randrange(100)}.md"
+        if not link.exists() and not link.is_symlink():
+            link.symlink_to(rng.choice(pages))
+    elif kind == "touch" and pages:
+        os.utime(rng.choice(pages), ns=(time.time_ns(), time.time_ns() - 10**9))
+    return kind
+
+
+@pytest.mark.parametrize("seed", [int(s) for s in os.environ.get("SOAK_SEEDS", "1 2").split()])
+def test_random_changes_keep_the_watched_summary_exact(
+    logseq_vault: Path, tmp_path: Path, seed: int
+) -> None:
+    """After each random change (edits, pages and folders that come, go and move, links),
+    once the watcher is idle: its listing is a full listing, and a query trusting it answers
+    exactly as a cold rebuild."""
+    rng = random.Random(seed)
+    running = Running(logseq_vault)
+    try:
+        for _ in range(16):
+            kind = random_change(logseq_vault, tmp_path / "outside", rng)
+            running.quiet()
+            assert running.watcher._listing is not None
+            assert running.watcher._listing[0] == open_vault(logseq_vault).listing(), kind
+            trusted, cold = trusted_and_cold(logseq_vault)
+            assert trusted == cold, kind
     finally:
         running.stop()
