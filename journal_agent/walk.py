@@ -51,7 +51,7 @@ def page_files(
     twice through links is listed once. Without ``stat``, stat fields are 0. ``links``: gets
     the path of each link followed and each folder reached twice (`relisted` needs none)."""
     global HANDED
-    if HANDED is not None and stat and HANDED[0] == (root, extensions, hidden):
+    if HANDED is not None and stat and links is None and HANDED[0] == (root, extensions, hidden):
         (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
         warnings.extend(said)
         return files
