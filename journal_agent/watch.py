@@ -251,7 +251,7 @@ class Watcher:
             try:
                 self.refresh(set())
                 while not self.stopped.is_set():
-                    self._wake.wait(DEBOUNCE / 2 if self._changed else 0.5)
+                    self._wake.wait(self._timeout())
                     self._wake.clear()
                     due = self._due()
                     if due:
@@ -277,6 +277,13 @@ class Watcher:
         """Ask `run` to return (from any thread or a signal handler)."""
         self.stopped.set()
         self._wake.set()
+
+    def _timeout(self) -> float:
+        """How long to sleep until something may be due: a burst's end, or the quiet pass."""
+        if self._changed:
+            return DEBOUNCE / 2
+        due = self._quiet_due
+        return 0.5 if due is None else min(0.5, max(0.0, due - time.monotonic()))
 
     def _due(self) -> set[str]:
         """The changed pages, once the burst is over (else an empty set, and wait again)."""
