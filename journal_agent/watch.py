@@ -17,9 +17,11 @@ just two events on the same page. Each refresh:
   Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
 
 Once the vault has been quiet for `QUIET` seconds after a refresh, the watcher lists it in full,
-and refreshes as above if that finds what no event told of (a change the kernel never reported is
-caught there, after the next change at the latest), then brings the cached index up to date
-(`index.refresh_cache`), so that a timeline or a rebuild reads no file it has seen.
+and refreshes as above if that finds what no event told of, then brings the cached index up to
+date (`index.refresh_cache`), so that a timeline or a rebuild reads no file it has seen. It also
+lists the vault in full every `CHECK_EVERY` seconds however quiet: a change no event reports (a
+vault on a network share edited from another machine, an observer thread that died) is caught
+within that time, never trusted stale for good.
 
 While it runs, ``watch.dirty`` in the state folder exists from the first event of a burst until
 its refresh is done, and ``watch.stamp`` names the summary that refresh left current: a query
@@ -37,6 +39,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,6 +63,7 @@ MAX_DELAY = 2.0  # ... but never later than this after the first event of a burs
 #: long enough that a person typing, whose outliner saves every few seconds, does not make the
 #: watcher rewrite the whole index after every save.
 QUIET = 5.0
+CHECK_EVERY = 60.0  # seconds between full listings when no event comes (`_check`)
 POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
@@ -152,6 +156,7 @@ class Watcher:
         self._listing: tuple[list[Stat], list[str]] | None = None  # the vault as last listed
         self._plain = False  # ... and that listing met no link and no warning (`_list`)
         self._quiet_due: float | None = None  # when `_settle` is due
+        self._check_due = 0.0  # when `_check` is due
 
     # -- events ------------------------------------------------------------------------------
 
@@ -256,9 +261,12 @@ class Watcher:
                     due = self._due()
                     if due:
                         self.refresh(due)
+                    elif self._changed:
+                        pass  # its refresh comes first
                     elif self._quiet_due is not None and time.monotonic() >= self._quiet_due:
-                        if not self._changed:  # else its refresh comes first
-                            self._settle()
+                        self._settle()
+                    elif self._quiet_due is None and time.monotonic() >= self._check_due:
+                        self._check()
             finally:
                 observer.stop()
                 observer.join(timeout=5)
@@ -282,8 +290,8 @@ class Watcher:
         """How long to sleep until something may be due: a burst's end, or the quiet pass."""
         if self._changed:
             return DEBOUNCE / 2
-        due = self._quiet_due
-        return 0.5 if due is None else min(0.5, max(0.0, due - time.monotonic()))
+        due = self._check_due if self._quiet_due is None else self._quiet_due
+        return min(0.5, max(0.0, due - time.monotonic()))
 
     def _due(self) -> set[str]:
         """The changed pages, once the burst is over (else an empty set, and wait again)."""
@@ -319,6 +327,10 @@ class Watcher:
                 events.DirMovedEvent,
                 events.DirAttribEvent,
             ]
+            # watchdog warns when a folder removed and made again is watched again, from its
+            # own thread: harmless, and a thread that raises it (warnings as errors) hears no
+            # event after it.
+            warnings.filterwarnings("ignore", "Callback with id", RuntimeWarning)
             try:
                 native = Observer()
                 native.schedule(handler, root, recursive=True, event_filter=changes)
@@ -393,23 +405,32 @@ class Watcher:
         return self._listing
 
     def _settle(self) -> None:
-        """Once the vault is quiet: list it in full and, if that finds a change no event told
-        of, refresh for it (and come back); else bring the cached index up to date."""
+        """Once quiet after a refresh: `_check`, and if it found nothing new, bring the cached
+        index up to date."""
         from .index import refresh_cache
 
-        kept = self._listing
         try:
-            listed = self._list_all()
-            if kept is None or listed[0] != kept[0] or listed[1] != kept[1]:
-                missed = set(listed[0]).symmetric_difference(kept[0] if kept else ())
-                self._mark_dirty()
-                self.refresh({f[0] for f in missed}, listed)
-                return
-            refresh_cache(self.vault, listed[0])
+            if not self._check():
+                return  # it refreshed: a quiet pass comes again after that
+            assert self._listing is not None
+            refresh_cache(self.vault, self._listing[0])
         except JournalAgentError as exc:
             self.report(f"watch: {exc}")
         with self._lock:
             self._quiet_due = None
+
+    def _check(self) -> bool:
+        """List the vault in full; if that finds a change no event told of, refresh for it
+        (False), else True."""
+        kept = self._listing
+        listed = self._list_all()
+        self._check_due = time.monotonic() + CHECK_EVERY
+        if kept is not None and listed == kept:
+            return True
+        missed = set(listed[0]).symmetric_difference(kept[0] if kept else ())
+        self._mark_dirty()
+        self.refresh({f[0] for f in missed}, listed)
+        return False
 
     # -- agent bullets -----------------------------------------------------------------------
 

@@ -402,6 +402,27 @@ def test_a_missed_event_is_found_by_the_quiet_pass(
         running.stop()
 
 
+def test_a_change_no_event_reports_is_found_within_a_check(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A change no event ever reports (a network share edited from another machine, an
+    observer thread that died; dropped here) is found by the full listing the watcher makes
+    every `watch.CHECK_EVERY` seconds, with no other change to wake it."""
+    monkeypatch.setattr("journal_agent.watch.CHECK_EVERY", 1.0)
+    heard = Heard(monkeypatch)
+    running = Running(logseq_vault)
+    try:
+        heard.deaf = True
+        before = running.watcher.refreshes
+        unseen = logseq_vault / "journals" / "2026_11_24.md"
+        unseen.write_text(unseen.read_text() + "- unseen: [[Never reported]]\n")
+        running.settle(before + 1)
+        trusted, cold = trusted_and_cold(logseq_vault)
+        assert trusted == cold and "Never reported" in str(trusted)
+    finally:
+        running.stop()
+
+
 def random_change(vault: Path, outside: Path, rng: random.Random) -> str:
     """One change a person or a tool makes to a vault (``outside``: a folder beside it)."""
     pages = sorted(p for p in vault.rglob("*.md") if ".journal-agent" not in p.parts)
@@ -433,7 +454,7 @@ def random_change(vault: Path, outside: Path, rng: random.Random) -> str:
             shutil.move(subs[0], outside / f"out{rng.randrange(1000)}")
     elif kind == "folder rename":
         subs = sorted(p for p in (vault / "pages").rglob("*") if p.is_dir())
-        if subs:
+        if subs and not subs[0].with_name(f"{subs[0].name}x").exists():
             subs[0].rename(subs[0].with_name(f"{subs[0].name}x"))
     elif kind == "link" and pages:
         link = vault / "pages" / f"Link {rng.randrange(100)}.md"
