@@ -287,7 +287,8 @@ class Watcher:
         self._wake.set()
 
     def _timeout(self) -> float:
-        """How long to sleep until something may be due: a burst's end, or the quiet pass."""
+        """How long to sleep until something may be due: a burst's end, the quiet pass, or the
+        next full listing (`_check`)."""
         if self._changed:
             return DEBOUNCE / 2
         due = self._check_due if self._quiet_due is None else self._quiet_due
