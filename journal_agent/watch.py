@@ -51,7 +51,7 @@ from .ledger import Ledger, now_utc, text_hash
 from .owned import owned_blocks
 from .state import PageLock, StateDir
 from .vault import Vault
-from .walk import SKIP_DIRS, page_files, relisted
+from .walk import SKIP_DIRS, blocks, page_files, relisted
 from .watchstamp import DIRTY, LOCK_KEY, STAMP
 
 if TYPE_CHECKING:
@@ -403,6 +403,8 @@ class Watcher:
         files = page_files(str(self.vault.root), s.extensions, s.hidden, warnings, links=links)
         self._listing = (files, warnings)
         self._plain = not warnings and not links and sys.platform == "linux"
+        if self._plain:
+            blocks(files)  # digested now, off a refresh's path: `relisted` then redoes a few
         return self._listing
 
     def _settle(self) -> None:
