@@ -37,6 +37,7 @@ import json
 import logging
 import os
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -120,6 +121,15 @@ def read_observations(state: StateDir) -> list[Observation]:
     return out
 
 
+def _listable(rel: str) -> bool:
+    """Whether the listing (`walk.page_files`) may hold ``rel`` or hold files below it: below no
+    dot-named folder (ours among them), nor Logseq's own or another it skips."""
+    parts = rel.split("/")
+    return not any(p.startswith(".") for p in parts) and not (
+        len(parts) > 1 and parts[0] in SKIP_DIRS
+    )
+
+
 def _overflow_handler(watcher: Watcher) -> logging.Handler:
     """A log handler that tells ``watcher`` when watchdog logs that the kernel dropped events."""
 
@@ -164,18 +174,18 @@ class Watcher:
         if event.event_type not in CHANGES:
             return  # opened, or closed without writing: our own reads among them
         for raw in (event.src_path, getattr(event, "dest_path", "")):
-            path = os.fsdecode(raw) if raw else ""
-            if not path:
+            rel = self._vault_rel(os.fsdecode(raw)) if raw else None
+            if rel is None:
                 continue
-            if self._is_settings(path):
+            if rel in SETTINGS_FILES or rel.startswith(".obsidian/plugins/periodic-notes/"):
                 self._queue(SETTINGS)  # the vault is opened again before the next refresh
+            elif not _listable(rel):
+                continue  # our own files, Logseq's, anything the listing skips
             elif event.is_directory:
-                if event.event_type != "modified" and self._folder(path):  # not: a file in it
+                if event.event_type != "modified":  # modified: a file in it, which says so
                     self._queue(RELIST)
-            else:
-                rel = self._rel(path)
-                if rel is not None:
-                    self._queue(rel)
+            elif rel.lower().endswith(self.vault.settings.extensions):
+                self._queue(rel)
 
     def _on_overflow(self) -> None:
         """The kernel's event queue overflowed: changes went unseen, so the next refresh checks
@@ -194,29 +204,13 @@ class Watcher:
             self._last = time.monotonic()
         self._wake.set()
 
-    def _rel(self, path: str) -> str | None:
-        """The vault-relative path of a page file (None for anything else, our own files too)."""
-        rel = self._folder(path)
-        return rel if rel and rel.lower().endswith(self.vault.settings.extensions) else None
-
-    def _folder(self, path: str) -> str | None:
-        """The vault-relative path of what the listing may hold (`walk.page_files`): below no
-        dot-named folder (ours among them), nor Logseq's own or another it skips."""
+    def _vault_rel(self, path: str) -> str | None:
+        """``path`` relative to the vault (None outside it, or the vault itself)."""
         try:
             rel = Path(path).relative_to(self.vault.root).as_posix()
         except ValueError:
-            return None
-        parts = rel.split("/")
-        if any(p.startswith(".") for p in parts) or (len(parts) > 1 and parts[0] in SKIP_DIRS):
             return None
         return rel if rel != "." else None
-
-    def _is_settings(self, path: str) -> bool:
-        try:
-            rel = Path(path).relative_to(self.vault.root).as_posix()
-        except ValueError:
-            return False
-        return rel in SETTINGS_FILES or rel.startswith(".obsidian/plugins/periodic-notes/")
 
     def _mark_dirty(self) -> None:
         try:
@@ -395,14 +389,12 @@ class Watcher:
         """A full listing of the vault, kept for `_list`. Only on Linux may the next one stat
         just the changed paths: elsewhere an event may spell a name in another Unicode form
         than the folder's listing does (macOS)."""
-        import sys
-
         s = self.vault.settings
-        warnings: list[str] = []
+        said: list[str] = []
         links: list[str] = []
-        files = page_files(str(self.vault.root), s.extensions, s.hidden, warnings, links=links)
-        self._listing = (files, warnings)
-        self._plain = not warnings and not links and sys.platform == "linux"
+        files = page_files(str(self.vault.root), s.extensions, s.hidden, said, links=links)
+        self._listing = (files, said)
+        self._plain = not said and not links and sys.platform == "linux"
         if self._plain:
             blocks(files)  # digested now, off a refresh's path: `relisted` then redoes a few
         return self._listing
@@ -413,27 +405,27 @@ class Watcher:
         from .index import refresh_cache
 
         try:
-            if not self._check():
+            listed = self._check()
+            if listed is None:
                 return  # it refreshed: a quiet pass comes again after that
-            assert self._listing is not None
-            refresh_cache(self.vault, self._listing[0])
+            refresh_cache(self.vault, listed[0])
         except JournalAgentError as exc:
             self.report(f"watch: {exc}")
         with self._lock:
             self._quiet_due = None
 
-    def _check(self) -> bool:
-        """List the vault in full; if that finds a change no event told of, refresh for it
-        (False), else True."""
+    def _check(self) -> tuple[list[Stat], list[str]] | None:
+        """List the vault in full: the listing, if it is the one kept; else refresh for the
+        change no event told of (None)."""
         kept = self._listing
         listed = self._list_all()
         self._check_due = time.monotonic() + CHECK_EVERY
         if kept is not None and listed == kept:
-            return True
+            return listed
         missed = set(listed[0]).symmetric_difference(kept[0] if kept else ())
         self._mark_dirty()
         self.refresh({f[0] for f in missed}, listed)
-        return False
+        return None
 
     # -- agent bullets -----------------------------------------------------------------------
 
