@@ -42,7 +42,10 @@ class Sidecar:
 
     base: str  # the settings and exclusions the summary was built for
     stamp: str  # the summary it belongs to
-    rels: list[str]  # every page file, in `Vault.page_files` order
+    #: every page file, in `Vault.page_files` order: the paths of each `walk.BLOCK` files
+    #: joined by NULs, so a patch compares only the blocks whose digest changed (`same_rels`)
+    #: and the whole list is split out only where it is used (`rels`)
+    rel_blocks: list[str]
     stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
     blocks: list[bytes]  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
     #: per folder of the linking file ("" where the flavor resolves names the same from
@@ -62,6 +65,30 @@ class Sidecar:
     pairs: array[int]
     #: `_APART` fields as read (`load_side`): a copy, and their pickle to write again unchanged
     as_read: dict[str, tuple[object, bytes]] = field(default_factory=dict, compare=False)
+    _rels: list[str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rels(self) -> list[str]:
+        """Every page file, in listing order (split from `rel_blocks` when first asked for)."""
+        if self._rels is None:
+            self._rels = [rel for block in self.rel_blocks for rel in block.split("\0")]
+        return self._rels
+
+    def same_rels(self, files: Sequence[Stat]) -> bool:
+        """Whether the listing ``files`` holds exactly `rels`, in order: the paths of the
+        blocks whose digest (`walk.blocks`: paths and stats) differs are compared, the others
+        are the same by their digest."""
+        if self._rels is not None:
+            return self._rels == [f[0] for f in files]
+        now, size = walk.blocks(files), walk.BLOCK
+        if len(now) != len(self.blocks):
+            return False
+        for b, (digest, was) in enumerate(zip(now, self.blocks, strict=True)):
+            if digest != was:
+                paths = "\0".join(f[0] for f in files[b * size : (b + 1) * size])
+                if paths != self.rel_blocks[b]:
+                    return False
+        return True
 
     def head_of(self, n: int) -> bytes:
         """File ``n``'s head (`head`, `journal_head`)."""
@@ -198,7 +225,7 @@ def remember(
     side = Sidecar(
         base,
         summary.stamp,
-        rels,
+        _joined(rels),
         file_stats(files),
         walk.blocks(files),
         targets,
@@ -215,15 +242,22 @@ def remember(
     save_side(summary_path, side)
 
 
+def _joined(rels: list[str]) -> list[str]:
+    size = walk.BLOCK
+    return ["\0".join(rels[start : start + size]) for start in range(0, len(rels), size)]
+
+
 #: The side file's costly fields (a tenth of a second each way at 100,000 files), pickled
 #: apart: a patch that leaves them as they were read (a journal edit) writes those bytes again.
-_APART = ("rels", "targets")
+_APART = ("targets",)
 
 
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
     fields = dict(vars(side))
-    read = fields.pop("as_read")
+    read, rels = fields.pop("as_read"), fields.pop("_rels")
+    if rels is not None:  # split out, and maybe changed (`relist`)
+        fields["rel_blocks"] = _joined(rels)
     for name in _APART:
         was, blob = read.get(name, (None, b""))
         if fields[name] != was:
@@ -248,7 +282,6 @@ def load_side(summary_path: str) -> Sidecar | None:
         if not _complete(side):
             return None
         side.as_read = {  # a copy of each container a patch could change
-            "rels": (list(side.rels), read["rels"]),
             "targets": ({f: dict(m) for f, m in side.targets.items()}, read["targets"]),
         }
         return side
@@ -257,12 +290,12 @@ def load_side(summary_path: str) -> Sidecar | None:
 
 
 def _complete(side: Sidecar) -> bool:
-    """Whether an unpickled sidecar has every field, each of its type (a cache written by
-    another version must be rebuilt, never half-read)."""
+    """Whether an unpickled sidecar has every field, each of its type, and a block of paths
+    per block digest (a cache written by another version must be rebuilt, never half-read)."""
     kinds = {
         "base": str,
         "stamp": str,
-        "rels": list,
+        "rel_blocks": list,
         "stats": array,
         "blocks": list,
         "targets": dict,
@@ -276,9 +309,14 @@ def _complete(side: Sidecar) -> bool:
         "spans": array,
         "pairs": array,
         "as_read": dict,
+        "_rels": type(None),
     }
     fields = vars(side)
-    return fields.keys() == kinds.keys() and all(isinstance(fields[k], t) for k, t in kinds.items())
+    return (
+        fields.keys() == kinds.keys()
+        and all(isinstance(fields[k], t) for k, t in kinds.items())
+        and len(side.rel_blocks) == len(side.blocks)  # one block of paths per digest
+    )
 
 
 class Dropped(NamedTuple):

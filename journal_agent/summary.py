@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 13
+FORMAT = 14
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -48,7 +48,10 @@ ARRAYS = {
     "resolutions": "b",
     "texts": "i",  # into `strings`
 }
-_LISTS = ("titles", "paths", "files", "strings", "warnings")
+_LISTS = ("files", "strings", "warnings")
+#: The page lists, each stored marshalled apart: a patch that moves no topic (a journal edit)
+#: writes the bytes it read again instead of marshalling a hundred thousand names anew.
+_KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
 #: and `topics` do not need. Each is stored as marshalled parts, later ones adding to earlier
@@ -67,7 +70,7 @@ class Summary:
     ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
     `index.racy_digests` when built; ``guard``: see the module."""
 
-    __slots__ = ("stamp", *_LISTS, *ARRAYS, *_DICTS, "_names", "partial")
+    __slots__ = ("stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "partial")
 
     def __init__(
         self,
@@ -91,6 +94,8 @@ class Summary:
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
         self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
+        #: `_KEPT` lists as read: a copy of each, and its bytes to write again while unchanged
+        self._read: dict[str, tuple[list[Any], bytes]] = {}
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
         #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
@@ -153,8 +158,9 @@ class Summary:
 
     def keep_names(self, other: Summary) -> None:
         """Take ``other``'s name tables as they are: still marshalled if nobody read them (a
-        patch that moves no topic neither reads nor rewrites them)."""
-        self._names = dict(other._names)
+        patch that moves no topic neither reads nor rewrites them), and its page lists' bytes
+        as read (`save` writes them again where the lists are still the same)."""
+        self._names, self._read = dict(other._names), other._read
 
     def add_names(self, name: str, entries: dict[str, int]) -> None:
         """Add ``entries`` to the name table ``name`` ("names" or "spelled") without reading it
@@ -447,6 +453,13 @@ def read(path: str) -> Summary | None:
         if data.pop("format") != FORMAT:
             return None
         summary = Summary(data.pop("stamp"))
+        for name in _KEPT:
+            blob = data.pop(name)
+            value = marshal.loads(blob)
+            if type(value) is not list:
+                return None
+            setattr(summary, name, value)
+            summary._read[name] = (list(value), blob)
         for name, kind in ARRAYS.items():
             column = array(kind)
             column.frombytes(data.pop(name))
@@ -479,6 +492,10 @@ def save(path: str, summary: Summary) -> None:
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
+    for name in _KEPT:
+        was, blob = summary._read.get(name, (None, b""))
+        value = getattr(summary, name)
+        data[name] = blob if value == was else marshal.dumps(value)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:

@@ -86,18 +86,18 @@ def refresh(
     side = load_side(summary_path)
     if side is None or side.base != base or old is None or old.stamp != side.stamp or old.warnings:
         return None
-    rels = [f[0] for f in files]
     came: list[str] = []
     gone: list[str] = []
     dropped: list[Dropped] = []
-    relisted = rels != side.rels
+    relisted = not side.same_rels(files)
     if relisted:
-        found = relist(vault, side, rels)
+        found = relist(vault, side, [f[0] for f in files])
         if found is None:
             return None
         came, gone, dropped = found
     now = file_stats(files) if relisted else stats_now(files, side)
     changed_at = differing(now, side.stats)
+    rels = {n: files[n][0] for n in changed_at}
     changed = len(changed_at) + len(gone) + len(dropped)
     if not changed or changed > max(MAX_CHANGED, len(files) * MAX_SHARE):
         return None
@@ -216,8 +216,10 @@ def _patch_pages(
 
 def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | None:
     """The summary with the changed files' mentions replaced (a file that mentioned nothing
-    before gets its place in ``files``). Only the changed files' mentions and the touched
-    topics' columns are looked at one by one: the rest is copied by slices."""
+    before gets its place in ``files``). Only the changed files' mentions are looked at one by
+    one: each old one is dropped and each new one put where `queries._order` places it in its
+    topic's column (a bisect by day, then a step or two among that day's mentions); the rest is
+    copied by slices, however many mentions a touched topic has."""
     file_ids = {path: n for n, (path, _title) in enumerate(old.files)}
     files = list(old.files)
     ids: dict[str, int] = {}
@@ -229,27 +231,38 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
             files.append((rel, title))
         ids[rel] = file_ids[rel]
     was = _mentions_of(old.sources, set(ids.values()))
-    touched = _touched(old, fresh, was, side)
-    if touched is None:
+    if _lost_title(old, fresh, was, side):
         return None
     new = Summary(stamp, list(old.titles), list(old.paths))
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
     new.keep_names(old)  # no page came, went or changed its name
+    texts = {old.strings[old.texts[k]]: old.texts[k] for k in was}  # a new text is added
+    counts: dict[int, int] = {}  # touched topic -> its new number of mentions
+    for k in was:
+        i = bisect.bisect_right(old.starts, k) - 1
+        counts[i] = counts.get(i, old.starts[i + 1] - old.starts[i]) - 1
+    gone = set(was)
+    put: dict[int, list[tuple[int, tuple[int, str, int], tuple[int, ...]]]] = {}
+    for rel, (day, _title, per) in fresh.items():
+        for i, at in per.items():
+            counts[i] = counts.get(i, old.starts[i + 1] - old.starts[i]) + len(at)
+            for line, (resolution, text) in at.items():
+                if text not in texts:
+                    texts[text] = len(new.strings)
+                    new.strings.append(text)
+                key = (day.toordinal(), rel, line)
+                row: tuple[int, ...] = (key[0], ids[rel], line, int(resolution), texts[text])
+                put.setdefault(_place(old, i, key, gone), []).append((i, key, row))
     columns = ("days", "sources", "lines", "resolutions", "texts")
     done = 0  # old positions up to here are copied
-    counts: dict[int, int] = {}  # touched topic -> its new number of mentions
-    texts = {old.strings[old.texts[k]]: old.texts[k] for k in was}  # a new text is added
-    for i in sorted(touched):
-        lo, hi = old.starts[i], old.starts[i + 1]
+    for k in sorted(gone.union(put)):
         for name in columns:
-            getattr(new, name).extend(getattr(old, name)[done:lo])
-        rows = _rows(old, new, i, fresh, ids, texts)
-        for row in rows:
+            getattr(new, name).extend(getattr(old, name)[done:k])
+        done = k + 1 if k in gone else k
+        for _i, _key, row in sorted(put.get(k, ())):  # a column's end before the next's start
             for name, value in zip(columns, row, strict=True):
                 getattr(new, name).append(value)
-        counts[i] = len(rows)
-        done = hi
     for name in columns:
         getattr(new, name).extend(getattr(old, name)[done:])
     new.starts = _shifted(old.starts, counts)
@@ -259,6 +272,17 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
         new.strings = [new.strings[k] for k in used]
         new.texts = array("i", [moved[k] for k in new.texts])
     return new
+
+
+def _place(old: Summary, i: int, key: tuple[int, str, int], gone: set[int]) -> int:
+    """The old position before which a mention ordered by ``key`` (day, path, line) goes in
+    topic ``i``'s column, the mentions at ``gone`` left out (`queries._order`)."""
+    lo, hi = old.starts[i], old.starts[i + 1]
+    k = bisect.bisect_left(old.days, key[0], lo, hi)
+    end = bisect.bisect_right(old.days, key[0], k, hi)
+    while k < end and (k in gone or (old.files[old.sources[k]][0], old.lines[k]) < key[1:]):
+        k += 1
+    return k
 
 
 def _mentions_of(sources: array[int], files: set[int]) -> list[int]:
@@ -285,39 +309,13 @@ def _shifted(starts: array[int], counts: dict[int, int]) -> array[int]:
     return out
 
 
-def _touched(old: Summary, fresh: _Fresh, was: list[int], side: Sidecar) -> set[int] | None:
-    """The topics whose columns change: those the changed files mention now or did before
-    (``was``: the positions of their old mentions; None if one of them exists without a file
-    and loses its mention in the file that titles it: it may cease to be, or take another
-    title; another file still names it)."""
-    touched = {i for _day, _title, per in fresh.values() for i in per}
+def _lost_title(old: Summary, fresh: _Fresh, was: list[int], side: Sidecar) -> bool:
+    """Whether a topic without a file loses its mention in the file that titles it (``was``:
+    the positions of the changed files' old mentions): it may cease to be, or take another
+    title that another file spells."""
     for k in was:
         i = bisect.bisect_right(old.starts, k) - 1
         rel = old.files[old.sources[k]][0]
         if i in side.titled and i not in fresh[rel][2] and side.titled[i] in ("", rel):
-            return None
-        touched.add(i)
-    return touched
-
-
-def _rows(
-    old: Summary, new: Summary, i: int, fresh: _Fresh, ids: dict[str, int], texts: dict[str, int]
-) -> list[tuple[int, int, int, int, int]]:
-    """Topic ``i``'s mentions: the old ones from unchanged files and the changed files' new
-    ones, as column values (day, source, line, resolution, text), in `queries._order`
-    (``texts``: the position of each string in ``new.strings``, a new one added)."""
-    gone = set(ids.values())
-    rows = [
-        (old.days[k], old.files[old.sources[k]][0], old.lines[k], old.sources[k],
-         old.resolutions[k], old.texts[k])
-        for k in range(old.starts[i], old.starts[i + 1])
-        if old.sources[k] not in gone
-    ]  # fmt: skip
-    for rel, (day, _title, per) in fresh.items():
-        for line, (resolution, text) in per.get(i, {}).items():
-            if text not in texts:
-                texts[text] = len(new.strings)
-                new.strings.append(text)
-            rows.append((day.toordinal(), rel, line, ids[rel], int(resolution), texts[text]))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    return [(d, src, line, res, text) for d, _path, line, src, res, text in rows]
+            return True
+    return False

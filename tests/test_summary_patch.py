@@ -157,6 +157,32 @@ def test_patched_equals_rebuilt_after_random_journal_edits(
         assert columns(patched) == columns(rebuilt(root))
 
 
+@pytest.mark.parametrize("edited", ["the earlier file", "the later file"])
+def test_a_day_of_two_journal_files_keeps_its_mentions_in_page_order(
+    tmp_path: Path, spy: list[Any], edited: str
+) -> None:
+    """Two files are the journal of one day (Logseq reads an older file name format too): a
+    mention added to either goes among the day's mentions by page, then line, as a rebuild
+    puts it, not merely among that day's."""
+    root = rich_vault(tmp_path / "v", days=30)
+    day = dt.date.fromisoformat(AS_OF) - dt.timedelta(days=3)
+    earlier = root / "journals" / f"{day.isoformat()}.md"  # "-" sorts before "_"
+    later = root / "journals" / f"{day:%Y_%m_%d}.md"
+    earlier.write_text("- [[Topic 01]] first\n- [[Topic 02]] then\n- [[Topic 01]] again\n")
+    later.write_text("- [[Topic 01]] one\n- [[Topic 02]] two\n- [[Topic 01]] three\n")
+    backdate_all(root)
+    cached(root)
+    path = earlier if edited == "the earlier file" else later
+    lines = path.read_text().splitlines(keepends=True)
+    for n, text in [(0, "- [[Topic 01]] new first\n"), (2, "- [[Topic 02]] new middle\n")]:
+        lines.insert(n, text)
+        path.write_text("".join(lines))
+        backdate(path)
+        spy.clear()
+        assert columns(cached(root)) == columns(rebuilt(root))
+        assert spy and spy[-1] is not None  # patched, not rebuilt
+
+
 def test_the_statuses_follow_the_patch(tmp_path: Path, spy: list[Any]) -> None:
     root = rich_vault(tmp_path / "v", days=60)
     backdate_all(root)
@@ -322,7 +348,7 @@ def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: lis
     cached(root)
     side = next((tmp_path / "cache").glob("*.summary-side"))
     data = pickle.loads(side.read_bytes())
-    del data["side"]["rels"]  # as a sidecar of an earlier version unpickles
+    del data["side"]["rel_blocks"]  # as a sidecar of an earlier version unpickles
     side.write_bytes(pickle.dumps(data))
     day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
     day.write_text(day.read_text() + "- more on [[Topic 01]]\n")
@@ -336,9 +362,10 @@ def test_a_patch_writes_the_costly_side_fields_it_did_not_change_as_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A journal edit changes neither the listing nor where names land: the side file's
-    paths and targets are written as the bytes read (pickling them costs a tenth of a second
-    at 100,000 files); a page that came changes the listing, pickled anew, but not where the
-    names land (a new topic moves no other: `summary_topics`)."""
+    targets are written as the bytes read (pickling them costs a tenth of a second at 100,000
+    files), and its paths, kept a block to a string, are never pickled on their own; a page that
+    came changes the listing, which the paths follow, but not where the names land (a new topic
+    moves no other: `summary_topics`)."""
     import pickle
 
     root = rich_vault(tmp_path / "v", days=30)
@@ -351,18 +378,62 @@ def test_a_patch_writes_the_costly_side_fields_it_did_not_change_as_read(
         pickled.append(type(value))
         return real(value, *args)
 
+    def paths() -> list[str]:
+        side = sidecar.load_side(summary_path(Query.of(root, AS_OF, None, True).vault))
+        assert side is not None
+        return side.rels
+
     monkeypatch.setattr(pickle, "dumps", dumps)
     day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
     day.write_text(day.read_text() + "- more on [[Topic 01]]\n")
     backdate(day)
     assert columns(cached(root)) == columns(rebuilt(root))
-    assert pickled == [dict]  # the file, not its paths (a list) or targets (a dict) again
+    assert pickled == [dict]  # the file, not its targets (a dict) again
     pickled.clear()
     page = root / "pages" / "Brand New.md"
     page.write_text("- about [[Topic 01]]\n")
     backdate(page)
     assert columns(cached(root)) == columns(rebuilt(root))
-    assert pickled == [list, dict]
+    assert pickled == [dict]
+    listed = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
+    assert "pages/Brand New.md" in listed and paths() == listed
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Sidecar.same_rels` compares the paths of the blocks whose digest changed and trusts
+    the others' digests: it says what comparing every path says, for listings that differ by
+    stats alone, by a path renamed in place, by paths that came or went, across block edges."""
+    monkeypatch.setattr(walk, "BLOCK", 8)
+    rng = random.Random(seed)
+    for _ in range(40):
+        then = sorted(
+            (f"pages/{rng.randrange(10**6):06}.md", rng.randrange(9), 1, n)
+            for n in range(rng.randrange(0, 40))
+        )
+        side = sidecar.Sidecar(
+            "", "", sidecar._joined([f[0] for f in then]), sidecar.file_stats(then),
+            walk.blocks(then), {}, False, frozenset(), {}, frozenset(), frozenset(), b"",
+            sidecar.array("i"), sidecar.array("i"), sidecar.array("i"),
+        )  # fmt: skip
+        now = list(then)
+        for _change in range(rng.randrange(3)):
+            n = rng.randrange(len(now) + 1)
+            kind = rng.choice(["stat", "rename", "add", "drop"])
+            if kind == "add" or not now:
+                now.insert(n, (f"pages/{rng.randrange(10**6):06}.md", 1, 1, 1))
+            elif kind == "drop":
+                del now[min(n, len(now) - 1)]
+            else:
+                rel, mtime, size, inode = now[min(n, len(now) - 1)]
+                renamed = f"pages/{rng.randrange(10**6):06}.md" if kind == "rename" else rel
+                now[min(n, len(now) - 1)] = (renamed, mtime + 1, size, inode)
+        now.sort()
+        assert side.same_rels(now) == ([f[0] for f in now] == [f[0] for f in then])
+        assert side.rels == [f[0] for f in then]
+        assert side.same_rels(now) == ([f[0] for f in now] == [f[0] for f in then])  # split
 
 
 def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
