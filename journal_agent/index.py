@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -71,9 +70,12 @@ def racy_digests(vault: Vault, files: Sequence[Stat]) -> dict[str, bytes]:
     """The digests of the files modified so recently that a change to them may not show in
     their stat yet: a projection built now holds them, and is trusted later only while they
     still hold the same bytes (git's "racily clean" rule). Unreadable ones are left out."""
+    from .walk import newest
+
     racy_after = time.time_ns() - RACY_NS
     out: dict[str, bytes] = {}
-    if max(map(itemgetter(1), files), default=racy_after) <= racy_after:
+    latest = newest(files)
+    if latest is None or latest <= racy_after:
         return out  # most often none: found without a Python step per file
     for rel, mtime, _size, _inode in files:  # `PageFile`s, or the plain tuples of a listing
         if mtime > racy_after:

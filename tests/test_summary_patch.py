@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import random
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -416,7 +417,7 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
         side = sidecar.Sidecar(
             "", "", sidecar._joined([f[0] for f in then]), sidecar.file_stats(then),
             walk.blocks(then), {}, False, frozenset(), {}, frozenset(), frozenset(), b"",
-            sidecar.array("i"), sidecar.array("i"), sidecar.array("i"),
+            array("i"), array("i"), array("i"),
         )  # fmt: skip
         now = list(then)
         for _change in range(rng.randrange(3)):
