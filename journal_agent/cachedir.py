@@ -48,3 +48,60 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
+
+
+#: A cache file with a *base*: the fields it rarely changes (a hundred thousand page names) in a
+#: file of their own beside it, named by a token the cache file holds, so that most writes of the
+#: cache (a journal edit's patch) leave those bytes where they are. Both files are marshalled
+#: dicts; a base's values are bytes (or tuples of bytes) its owner makes and reads.
+Base = dict[str, object]
+
+
+def _base_name(path: str, token: str) -> str:
+    return f"{path}-base-{token}"
+
+
+def load_with_base(path: str) -> tuple[dict[str, object], tuple[str, Base]] | None:
+    """The cache file at ``path`` and its base (the token and the fields), None if either is
+    missing or unreadable. A writer that put a new base and removed the old one between the
+    two reads is met by reading the cache file once more."""
+    import marshal
+
+    for _ in range(2):
+        try:
+            with open(path, "rb") as handle:
+                data = marshal.loads(handle.read())
+            token = data.pop("_base")
+            with open(_base_name(path, token), "rb") as handle:
+                base = marshal.loads(handle.read())
+        except FileNotFoundError:
+            continue
+        except Exception:  # foreign or corrupt: the owner rebuilds
+            return None
+        if type(data) is not dict or type(base) is not dict or type(token) is not str:
+            return None
+        return data, (token, base)
+    return None
+
+
+def save_with_base(
+    path: str, data: dict[str, object], base: Base, read: tuple[str, Base] | None
+) -> None:
+    """Write the cache file ``data`` at ``path`` with the base ``base``: the base file read
+    (``read``: its token and fields) where they are the same, else a new one, written first
+    (a reader never finds a cache file whose base is not there yet); the older bases go once
+    the cache file no longer names them."""
+    import marshal
+    from pathlib import Path
+
+    token = read[0] if read is not None and read[1] == base else os.urandom(8).hex()
+    if read is None or token != read[0]:
+        write_atomic(Path(_base_name(path, token)), marshal.dumps(base))
+    write_atomic(Path(path), marshal.dumps({**data, "_base": token}))
+    if read is None or token != read[0]:
+        folder, name = os.path.split(_base_name(path, ""))
+        with contextlib.suppress(OSError):
+            for other in os.listdir(folder):
+                if other.startswith(name) and other != name + token and not other.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(folder, other))

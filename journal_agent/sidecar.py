@@ -4,22 +4,21 @@ Written beside the summary when it is built (`remember`) and kept up to date by 
 (`summary_patch`): every page file in listing order with its stat and its *head* (what it
 gives the registry besides the names it references), where each name as written in a folder
 lands (topic positions), each ordinary page's undated mentions, which file titles each page
-without a file, and the property keys and aliases the vault uses. A derived cache, pickled; one
+without a file, and the property keys and aliases the vault uses. A derived cache, marshalled; one
 of another shape or format is never read (the summary is rebuilt).
 """
 
 from __future__ import annotations
 
 import functools
-import pickle
+import marshal
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import walk
-from .cachedir import write_atomic
+from .cachedir import Base, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
@@ -63,8 +62,11 @@ class Sidecar:
     #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
     spans: array[int]
     pairs: array[int]
-    #: `_APART` fields as read (`load_side`): a copy, and their pickle to write again unchanged
-    as_read: dict[str, tuple[object, bytes]] = field(default_factory=dict, compare=False)
+    #: the base file read (`load_side`): its token and fields, and a copy of the targets as read
+    #: (a patch may add to them in place)
+    read: tuple[str, Base, dict[str, dict[str, tuple[int, ...]]]] | None = field(
+        default=None, compare=False, repr=False
+    )
     _rels: list[str] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -247,50 +249,59 @@ def _joined(rels: list[str]) -> list[str]:
     return ["\0".join(rels[start : start + size]) for start in range(0, len(rels), size)]
 
 
-#: The side file's costly fields (a tenth of a second each way at 100,000 files), pickled
-#: apart: a patch that leaves them as they were read (a journal edit) writes those bytes again.
-_APART = ("targets",)
+#: The side file's fields kept in its base file (`cachedir.save_with_base`), as bytes: the
+#: costly ones (a tenth of a second each way at 100,000 files), which a journal edit's patch
+#: does not change, so it writes neither them nor their bytes again.
+_BASE = ("rel_blocks", "targets", "heads", "own", "spans", "pairs")
+_ARRAYS = {"stats": "Q", "own": "i", "spans": "i", "pairs": "i"}
 
 
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
     fields = dict(vars(side))
-    read, rels = fields.pop("as_read"), fields.pop("_rels")
+    read, rels = fields.pop("read"), fields.pop("_rels")
+    was: Base = read[1] if read else {}
     if rels is not None:  # split out, and maybe changed (`relist`)
-        fields["rel_blocks"] = _joined(rels)
-    for name in _APART:
-        was, blob = read.get(name, (None, b""))
-        if fields[name] != was:
-            blob = pickle.dumps(fields[name], pickle.HIGHEST_PROTOCOL)
-        fields[name] = blob
-    data = {"format": FORMAT, "side": fields}
-    write_atomic(Path(side_path(summary_path)), pickle.dumps(data, pickle.HIGHEST_PROTOCOL))
+        fields["rel_blocks"] = marshal.dumps(_joined(rels))
+    else:
+        fields["rel_blocks"] = was.get("rel_blocks") or marshal.dumps(side.rel_blocks)
+    if read is None or side.targets != read[2]:
+        fields["targets"] = marshal.dumps(side.targets)
+    else:
+        fields["targets"] = was["targets"]
+    fields.update((name, getattr(side, name).tobytes()) for name in _ARRAYS)
+    base = {name: fields.pop(name) for name in _BASE}
+    save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read and read[:2])
 
 
 def load_side(summary_path: str) -> Sidecar | None:
     """The side file of the summary at ``summary_path``; None if it is missing, of another
     format or corrupt (the summary is rebuilt)."""
+    found = load_with_base(side_path(summary_path))
+    if found is None:
+        return None
+    fields, (token, base) = found
     try:
-        with open(side_path(summary_path), "rb") as handle:
-            data = pickle.load(handle)
-        fields = data["side"]
-        if data["format"] != FORMAT or type(fields) is not dict:
+        if fields.pop("format") != FORMAT:
             return None
-        read = {name: fields[name] for name in _APART}
-        fields.update((name, pickle.loads(read[name])) for name in _APART)
-        side = Sidecar(**fields)
+        fields.update(base)
+        for name in ("rel_blocks", "targets"):
+            fields[name] = marshal.loads(fields[name])  # type: ignore[arg-type]
+        for name, kind in _ARRAYS.items():
+            column = array(kind)
+            column.frombytes(fields[name])  # type: ignore[arg-type]
+            fields[name] = column
+        side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
-        side.as_read = {  # a copy of each container a patch could change
-            "targets": ({f: dict(m) for f, m in side.targets.items()}, read["targets"]),
-        }
+        side.read = token, base, {f: dict(m) for f, m in side.targets.items()}
         return side
-    except Exception:  # missing, foreign or corrupt: the caller rebuilds
+    except Exception:  # foreign or corrupt: the caller rebuilds
         return None
 
 
 def _complete(side: Sidecar) -> bool:
-    """Whether an unpickled sidecar has every field, each of its type, and a block of paths
+    """Whether a side file read has every field, each of its type, and a block of paths
     per block digest (a cache written by another version must be rebuilt, never half-read)."""
     kinds = {
         "base": str,
@@ -308,7 +319,7 @@ def _complete(side: Sidecar) -> bool:
         "own": array,
         "spans": array,
         "pairs": array,
-        "as_read": dict,
+        "read": type(None),
         "_rels": type(None),
     }
     fields = vars(side)

@@ -49,8 +49,9 @@ ARRAYS = {
     "texts": "i",  # into `strings`
 }
 _LISTS = ("files", "strings", "warnings")
-#: The page lists, each stored marshalled apart: a patch that moves no topic (a journal edit)
-#: writes the bytes it read again instead of marshalling a hundred thousand names anew.
+#: The page lists, each marshalled apart in the summary's base file (`cachedir.save_with_base`,
+#: with ``extra`` and the name tables): they change only when a topic comes, goes or is named
+#: anew, so a journal edit's patch neither marshals nor writes a hundred thousand names again.
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
@@ -70,7 +71,7 @@ class Summary:
     ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
     `index.racy_digests` when built; ``guard``: see the module."""
 
-    __slots__ = ("stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "partial")
+    __slots__ = ("stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "_base", "partial")
 
     def __init__(
         self,
@@ -94,8 +95,9 @@ class Summary:
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
         self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
-        #: `_KEPT` lists as read: a copy of each, and its bytes to write again while unchanged
-        self._read: dict[str, tuple[list[Any], bytes]] = {}
+        #: `_KEPT` lists as read (a copy of each), and the base file read (its token, fields)
+        self._read: dict[str, list[Any]] = {}
+        self._base: tuple[str, dict[str, Any]] | None = None
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
         #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
@@ -160,7 +162,7 @@ class Summary:
         """Take ``other``'s name tables as they are: still marshalled if nobody read them (a
         patch that moves no topic neither reads nor rewrites them), and its page lists' bytes
         as read (`save` writes them again where the lists are still the same)."""
-        self._names, self._read = dict(other._names), other._read
+        self._names, self._read, self._base = dict(other._names), other._read, other._base
 
     def add_names(self, name: str, entries: dict[str, int]) -> None:
         """Add ``entries`` to the name table ``name`` ("names" or "spelled") without reading it
@@ -447,25 +449,29 @@ def read(path: str) -> Summary | None:
     if HANDED is not None and HANDED[0] == path:
         (_, handed), HANDED = HANDED, None  # used once, as read
         return handed
+    from .cachedir import load_with_base
+
+    found = load_with_base(path)
+    if found is None:
+        return None
+    data, (token, base) = found
     try:
-        with open(path, "rb") as handle:
-            data = marshal.loads(handle.read())  # load(handle) reads it item by item
         if data.pop("format") != FORMAT:
             return None
-        summary = Summary(data.pop("stamp"))
+        summary = Summary(str(data.pop("stamp")))
         for name in _KEPT:
-            blob = data.pop(name)
-            value = marshal.loads(blob)
+            value = marshal.loads(base[name])  # type: ignore[arg-type]
             if type(value) is not list:
                 return None
             setattr(summary, name, value)
-            summary._read[name] = (list(value), blob)
+            summary._read[name] = list(value)
+        data["extra"] = base["extra"]
         for name, kind in ARRAYS.items():
             column = array(kind)
-            column.frombytes(data.pop(name))
+            column.frombytes(data.pop(name))  # type: ignore[arg-type]
             setattr(summary, name, column)
         for name in _NAMES:
-            parts = data.pop(name)
+            parts = base[name]
             if type(parts) is not tuple or not all(type(p) is bytes for p in parts):
                 return None
             summary._names[name] = parts
@@ -473,8 +479,9 @@ def read(path: str) -> Summary | None:
             if type(value) is not type(getattr(summary, name)):
                 return None
             setattr(summary, name, value)
+        summary._base = token, base
         return summary
-    except Exception:  # missing, foreign or corrupt
+    except Exception:  # foreign or corrupt
         return None
 
 
@@ -486,20 +493,19 @@ def load(path: str, stamp: str) -> Summary | None:
 
 def save(path: str, summary: Summary) -> None:
     """Write the summary atomically; a cache that cannot be written only costs speed."""
-    from pathlib import Path
-
-    from .cachedir import write_atomic
+    from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
-    data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS)
-    for name in _KEPT:
-        was, blob = summary._read.get(name, (None, b""))
+    data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
+    base: dict[str, Any] = {"extra": summary.extra.tobytes()}
+    read = summary._base[1] if summary._base else {}
+    for name in _KEPT:  # the bytes read while the list is the same
         value = getattr(summary, name)
-        data[name] = blob if value == was else marshal.dumps(value)
+        base[name] = read[name] if value == summary._read.get(name) else marshal.dumps(value)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
             table = summary._table(name)
-        data[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
+        base[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
     data["format"] = FORMAT
-    write_atomic(Path(path), marshal.dumps(data))
+    save_with_base(path, data, base, summary._base)

@@ -341,16 +341,32 @@ def reshape(rng: random.Random, flavor: str, pages: list[Path], others: list[str
         backdate(path)
 
 
-def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: list[Any]) -> None:
+@pytest.mark.parametrize(
+    "damage", ["a field missing", "a base field missing", "the base file gone", "a pickle"]
+)
+def test_a_sidecar_of_another_shape_is_rebuilt_not_read(
+    tmp_path: Path, spy: list[Any], damage: str
+) -> None:
+    import marshal
     import pickle
 
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
     side = next((tmp_path / "cache").glob("*.summary-side"))
-    data = pickle.loads(side.read_bytes())
-    del data["side"]["rel_blocks"]  # as a sidecar of an earlier version unpickles
-    side.write_bytes(pickle.dumps(data))
+    (base,) = (tmp_path / "cache").glob("*.summary-side-base-*")
+    if damage == "a field missing":  # as a side file of an earlier version reads
+        data = marshal.loads(side.read_bytes())
+        del data["titled"]
+        side.write_bytes(marshal.dumps(data))
+    elif damage == "a base field missing":
+        data = marshal.loads(base.read_bytes())
+        del data["targets"]
+        base.write_bytes(marshal.dumps(data))
+    elif damage == "the base file gone":
+        base.unlink()
+    else:
+        side.write_bytes(pickle.dumps({"format": 13, "side": {}}))
     day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
     day.write_text(day.read_text() + "- more on [[Topic 01]]\n")
     backdate(day)
@@ -359,45 +375,68 @@ def test_a_sidecar_of_another_shape_is_rebuilt_not_read(tmp_path: Path, spy: lis
     assert spy == [None]
 
 
-def test_a_patch_writes_the_costly_side_fields_it_did_not_change_as_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A journal edit changes neither the listing nor where names land: the side file's
-    targets are written as the bytes read (pickling them costs a tenth of a second at 100,000
-    files), and its paths, kept a block to a string, are never pickled on their own; a page that
-    came changes the listing, which the paths follow, but not where the names land (a new topic
-    moves no other: `summary_topics`)."""
-    import pickle
-
+def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
+    """A journal edit changes neither the listing, nor where names land, nor the topics: the
+    base files of the summary and its side file (a hundred thousand names, paths and targets
+    at 100,000 files) stay as they are, and only the small files beside them are written; a
+    page that came changes the listing and adds a topic: both bases are written anew, the
+    old ones removed, and the side file's paths follow the listing."""
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
-    pickled: list[type] = []
-    real = pickle.dumps
+    cache = tmp_path / "cache"
 
-    def dumps(value: object, *args: Any) -> bytes:
-        pickled.append(type(value))
-        return real(value, *args)
+    def bases() -> dict[str, tuple[int, int]]:
+        return {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in cache.glob("*-base-*")}
 
     def paths() -> list[str]:
         side = sidecar.load_side(summary_path(Query.of(root, AS_OF, None, True).vault))
         assert side is not None
         return side.rels
 
-    monkeypatch.setattr(pickle, "dumps", dumps)
+    before = bases()
+    assert len(before) == 2  # the summary's and its side file's
     day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
     day.write_text(day.read_text() + "- more on [[Topic 01]]\n")
     backdate(day)
     assert columns(cached(root)) == columns(rebuilt(root))
-    assert pickled == [dict]  # the file, not its targets (a dict) again
-    pickled.clear()
+    assert bases() == before
     page = root / "pages" / "Brand New.md"
     page.write_text("- about [[Topic 01]]\n")
     backdate(page)
     assert columns(cached(root)) == columns(rebuilt(root))
-    assert pickled == [dict]
+    after = bases()
+    assert len(after) == 2 and not after.keys() & before.keys()
     listed = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
     assert "pages/Brand New.md" in listed and paths() == listed
+
+
+def test_a_reader_meets_a_base_replaced_between_its_two_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer that puts a new base file (and removes the one the cache file named) between a
+    reader's read of the cache file and of its base: the reader reads the cache file again and
+    gets the new pair, never one file of each."""
+    from journal_agent import cachedir
+
+    path = str(tmp_path / "c.summary")
+    cachedir.save_with_base(path, {"v": 1}, {"b": b"one"}, None)
+    real = cachedir._base_name
+
+    def racing(cache: str, token: str) -> str:
+        monkeypatch.setattr(cachedir, "_base_name", real)
+        cachedir.save_with_base(path, {"v": 2}, {"b": b"two"}, None)
+        return real(cache, token)
+
+    monkeypatch.setattr(cachedir, "_base_name", racing)
+    found = cachedir.load_with_base(path)
+    assert found is not None
+    data, (token, base) = found
+    assert (data, base) == ({"v": 2}, {"b": b"two"})
+    assert [p.name for p in tmp_path.glob("c.summary-base-*")] == [f"c.summary-base-{token}"]
+    cachedir.save_with_base(path, {"v": 3}, {"b": b"two"}, (token, base))  # the same base
+    assert [p.name for p in tmp_path.glob("c.summary-base-*")] == [f"c.summary-base-{token}"]
+    assert cachedir.load_with_base(path) == ({"v": 3}, (token, {"b": b"two"}))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -444,9 +483,8 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
     into the summary's name tables as a marshalled part of their own (the hundred thousand
     others are neither read nor rewritten); past `summary.MAX_PARTS` the parts are merged.
     Either way the tables are a rebuild's."""
-    import marshal
-
     from journal_agent import summary
+    from journal_agent.cachedir import load_with_base
 
     monkeypatch.setattr(summary, "MAX_PARTS", 2)
     root = rich_vault(tmp_path / "v", days=30)
@@ -461,9 +499,10 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
         spy.clear()
         assert_as_rebuilt(cached(root), root)
         assert spy and spy[-1] is not None, "patched"
-        with open(stored, "rb") as handle:
-            data = marshal.load(handle)
-        seen.append((len(data["names"]), len(data["spelled"])))
+        found = load_with_base(stored)
+        assert found is not None
+        _, (_, base) = found
+        seen.append((len(base["names"]), len(base["spelled"])))  # type: ignore[arg-type]
     assert seen == [(2, 2), (1, 1), (2, 2), (1, 1)]
 
 
