@@ -64,7 +64,7 @@ class Sidecar:
     pairs: array[int]
     #: the base file read (`load_side`): its token and fields, and a copy of the targets as read
     #: (a patch may add to them in place)
-    read: tuple[str, Base, dict[str, dict[str, tuple[int, ...]]]] | None = field(
+    as_read: tuple[str, Base, dict[str, dict[str, tuple[int, ...]]]] | None = field(
         default=None, compare=False, repr=False
     )
     _rels: list[str] | None = field(default=None, compare=False, repr=False)
@@ -259,7 +259,7 @@ _ARRAYS = {"stats": "Q", "own": "i", "spans": "i", "pairs": "i"}
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
     fields = dict(vars(side))
-    read, rels = fields.pop("read"), fields.pop("_rels")
+    read, rels = fields.pop("as_read"), fields.pop("_rels")
     was: Base = read[1] if read else {}
     if rels is not None:  # split out, and maybe changed (`relist`)
         fields["rel_blocks"] = marshal.dumps(_joined(rels))
@@ -294,7 +294,7 @@ def load_side(summary_path: str) -> Sidecar | None:
         side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
-        side.read = token, base, {f: dict(m) for f, m in side.targets.items()}
+        side.as_read = token, base, {f: dict(m) for f, m in side.targets.items()}
         return side
     except Exception:  # foreign or corrupt: the caller rebuilds
         return None
@@ -319,7 +319,7 @@ def _complete(side: Sidecar) -> bool:
         "own": array,
         "spans": array,
         "pairs": array,
-        "read": type(None),
+        "as_read": type(None),
         "_rels": type(None),
     }
     fields = vars(side)
