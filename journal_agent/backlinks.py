@@ -21,6 +21,15 @@ from .vault import PageFile, Vault
 
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     """The topic ``name`` names with every backlink the graph would give it, or None."""
+    from .sidecar import Unreadable
+
+    try:
+        return _backlinks(vault, summary, name)
+    except Unreadable:  # a side file that reads only in part: the graph answers
+        return None
+
+
+def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     from .index import facts_of
     from .sidecar import load_side, stat_of
 
@@ -42,10 +51,14 @@ def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         found = facts[file.rel]
         if isinstance(found, str):
             return None  # it was readable when the summary was built
-        resolved = side.targets.get(file.rel.rpartition("/")[0] if side.by_folder else "", {})
+        folder = file.rel.rpartition("/")[0] if side.by_folder else ""
         lines: dict[int, Backlink] = {}
         for target, line, resolution, text in found.mentions:
-            if line not in lines and i in resolved.get(target, ()) and i != side.own[n]:
+            if (
+                line not in lines
+                and i in (side.targets.get(folder, target) or ())
+                and i != side.own[n]
+            ):
                 lines[line] = Backlink(None, found.title, file.rel, line, text, resolution)
         if len(lines) != counts[n]:
             return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import marshal
+import zlib
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,125 @@ if TYPE_CHECKING:
 MAX_SHARE, MAX_CHANGED = 1 / 40, 64
 
 
+Landings = dict[str, dict[str, tuple[int, ...]]]
+
+
+class Targets:
+    """Per folder of the linking file ("" where the flavor resolves names the same from
+    everywhere), where each name as written lands: the topics (positions) it counts in.
+
+    Kept in buckets of names by a stable hash, each decoded when a name in it is first looked
+    up (`get`): a patch looks up the few names its pages use, and decoding every name costs
+    25 ms at 100,000 pages. What walks or changes them all (`whole`) decodes them all. A bucket
+    that does not decode raises `Unreadable` (the caller rebuilds)."""
+
+    __slots__ = ("_parts", "_read", "_whole", "_added", "changed")
+
+    def __init__(self, whole: Landings | None, parts: dict[str, tuple[bytes, ...]] | None = None):
+        self._whole = whole
+        self._parts = parts or {}  # folder -> its buckets, as stored
+        self._read: dict[tuple[str, int], dict[str, tuple[int, ...]]] = {}  # buckets decoded
+        self._added: Landings = {}  # `set` while not `whole`
+        self.changed = whole is not None  # to be stored anew (`parts`)
+
+    @classmethod
+    def stored(cls, parts: object) -> Targets:
+        """The targets whose buckets were stored as ``parts`` (`parts`)."""
+        if type(parts) is not dict or not all(
+            type(f) is str and type(b) is tuple and all(type(p) is bytes for p in b)
+            for f, b in parts.items()
+        ):
+            raise Unreadable("targets")
+        return cls(None, parts)
+
+    def get(self, folder: str, name: str) -> tuple[int, ...] | None:
+        """Where ``name``, written in a file of ``folder``, lands; None if it was not seen."""
+        if self._whole is not None:
+            return self._whole.get(folder, {}).get(name)
+        added = self._added.get(folder)
+        if added and name in added:
+            return added[name]
+        buckets = self._parts.get(folder)
+        return self._bucket(folder, _bucket(name, len(buckets))).get(name) if buckets else None
+
+    def set(self, folder: str, name: str, found: tuple[int, ...]) -> None:
+        """``name``, written in a file of ``folder``, lands on ``found``."""
+        into = self._added if self._whole is None else self._whole
+        into.setdefault(folder, {})[name] = found
+        self.changed = True
+
+    def whole(self) -> Landings:
+        """Every folder's names and where they land, all decoded (one that changes them marks
+        them `changed`)."""
+        if self._whole is None:
+            self._whole = {
+                folder: {
+                    k: v for n in range(len(parts)) for k, v in self._bucket(folder, n).items()
+                }
+                for folder, parts in self._parts.items()
+            }
+            for folder, added in self._added.items():
+                self._whole.setdefault(folder, {}).update(added)
+            self._added = {}
+        return self._whole
+
+    def parts(self) -> dict[str, tuple[bytes, ...]]:
+        """The buckets to store: as read unless `changed`; where names were only added, only
+        the buckets they fall in are stored anew."""
+        if self.changed and self._whole is not None:
+            self._parts = {folder: _buckets(memo) for folder, memo in self._whole.items()}
+        elif self.changed:
+            for folder, added in self._added.items():
+                buckets = list(self._parts.get(folder, ()))
+                if not buckets:
+                    self._parts[folder] = _buckets(added)
+                    continue
+                for n in {_bucket(name, len(buckets)) for name in added}:
+                    memo = self._bucket(folder, n)
+                    memo.update((k, v) for k, v in added.items() if _bucket(k, len(buckets)) == n)
+                    buckets[n] = marshal.dumps(memo)
+                self._parts[folder] = tuple(buckets)
+            self._added = {}  # in the buckets decoded now
+        self.changed = False
+        return self._parts
+
+    def _bucket(self, folder: str, n: int) -> dict[str, tuple[int, ...]]:
+        memo = self._read.get((folder, n))
+        if memo is None:
+            memo = self._read[folder, n] = _decoded(self._parts[folder][n])
+        return memo
+
+
+#: Names a bucket of `Targets` holds, about: a look-up decodes one bucket of this many.
+BUCKET = 256
+
+
+class Unreadable(Exception):
+    """A part of the side file that does not decode (the caller rebuilds the summary)."""
+
+
+def _decoded(part: bytes) -> dict[str, tuple[int, ...]]:
+    try:
+        memo = marshal.loads(part)
+    except (ValueError, EOFError, TypeError) as exc:
+        raise Unreadable("targets") from exc
+    if type(memo) is not dict:
+        raise Unreadable("targets")
+    return memo
+
+
+def _bucket(name: str, buckets: int) -> int:
+    return zlib.crc32(name.encode("utf-8", "surrogatepass")) % buckets
+
+
+def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
+    count = 1 << (len(memo) // BUCKET).bit_length()
+    split: list[dict[str, tuple[int, ...]]] = [{} for _ in range(count)]
+    for name, found in memo.items():
+        split[_bucket(name, count)][name] = found
+    return tuple(marshal.dumps(part) for part in split)
+
+
 @dataclass
 class Sidecar:
     """What patching a summary needs beyond the summary itself."""
@@ -47,9 +167,7 @@ class Sidecar:
     rel_blocks: list[str]
     stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
     blocks: list[bytes]  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
-    #: per folder of the linking file ("" where the flavor resolves names the same from
-    #: everywhere): a name as written -> the topics (positions) it lands on
-    targets: dict[str, dict[str, tuple[int, ...]]]
+    targets: Targets  # where each name as written lands
     by_folder: bool
     aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
     #: topics without a file (they exist by being referenced, or are built in) -> the file
@@ -62,11 +180,8 @@ class Sidecar:
     #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
     spans: array[int]
     pairs: array[int]
-    #: the base file read (`load_side`): its token and fields, and a copy of the targets as read
-    #: (a patch may add to them in place)
-    as_read: tuple[str, Base, dict[str, dict[str, tuple[int, ...]]]] | None = field(
-        default=None, compare=False, repr=False
-    )
+    #: the base file read (`load_side`): its token and fields
+    as_read: tuple[str, Base] | None = field(default=None, compare=False, repr=False)
     _rels: list[str] | None = field(default=None, compare=False, repr=False)
 
     @property
@@ -230,7 +345,7 @@ def remember(
         _joined(rels),
         file_stats(files),
         walk.blocks(files),
-        targets,
+        Targets(targets),
         registry.wiki,
         frozenset(registry.key(a) for p in registry for a in p.aliases),
         titled,
@@ -265,13 +380,11 @@ def save_side(summary_path: str, side: Sidecar) -> None:
         fields["rel_blocks"] = marshal.dumps(_joined(rels))
     else:
         fields["rel_blocks"] = was.get("rel_blocks") or marshal.dumps(side.rel_blocks)
-    if read is None or side.targets != read[2]:
-        fields["targets"] = marshal.dumps(side.targets)
-    else:
-        fields["targets"] = was["targets"]
+    changed = read is None or side.targets.changed
+    fields["targets"] = marshal.dumps(side.targets.parts()) if changed else was["targets"]
     fields.update((name, getattr(side, name).tobytes()) for name in _ARRAYS)
     base = {name: fields.pop(name) for name in _BASE}
-    save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read and read[:2])
+    save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read)
 
 
 def load_side(summary_path: str) -> Sidecar | None:
@@ -285,8 +398,8 @@ def load_side(summary_path: str) -> Sidecar | None:
         if fields.pop("format") != FORMAT:
             return None
         fields.update(base)
-        for name in ("rel_blocks", "targets"):
-            fields[name] = marshal.loads(fields[name])  # type: ignore[arg-type]
+        fields["rel_blocks"] = marshal.loads(fields["rel_blocks"])  # type: ignore[arg-type]
+        fields["targets"] = Targets.stored(marshal.loads(fields["targets"]))  # type: ignore[arg-type]
         for name, kind in _ARRAYS.items():
             column = array(kind)
             column.frombytes(fields[name])  # type: ignore[arg-type]
@@ -294,7 +407,7 @@ def load_side(summary_path: str) -> Sidecar | None:
         side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
-        side.as_read = token, base, {f: dict(m) for f, m in side.targets.items()}
+        side.as_read = token, base
         return side
     except Exception:  # foreign or corrupt: the caller rebuilds
         return None
@@ -309,7 +422,7 @@ def _complete(side: Sidecar) -> bool:
         "rel_blocks": list,
         "stats": array,
         "blocks": list,
-        "targets": dict,
+        "targets": Targets,
         "by_folder": bool,
         "aliases": frozenset,
         "titled": dict,

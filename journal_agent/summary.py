@@ -351,9 +351,13 @@ def current(
         return cached
     racy = racy_digests(vault, listing) if key else {}
     if key and cached is None:  # a few pages changed since: patch (summary_patch)
+        from .sidecar import Unreadable
         from .summary_patch import refresh
 
-        patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude)
+        try:
+            patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude)
+        except Unreadable:  # a side file that reads only in part: rebuilt
+            patched = None
         if patched is not None:
             return patched
     from .vault import PageFile

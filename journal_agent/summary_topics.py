@@ -24,7 +24,7 @@ from array import array
 from collections.abc import Callable
 
 from .facts import PageFacts
-from .sidecar import Dropped, Sidecar, head, meta_keys
+from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary
 from .vault import Vault
 
@@ -54,14 +54,13 @@ def new_names(
         if facts is None:
             return None
         folder = rel.rpartition("/")[0] if side.by_folder else ""
-        memo = side.targets.get(folder, {})
         for target, *_ in facts.mentions:
-            if target in memo:
+            if side.targets.get(folder, target) is not None:
                 continue
             titles = titles or _titles(vault, summary)
             found = _by_title(vault, target, titles, side)
             if found is not None:
-                side.targets.setdefault(folder, {})[target] = found
+                side.targets.set(folder, target, found)
                 continue
             k = key(target)
             if not logseq:
@@ -72,9 +71,9 @@ def new_names(
                 last = k.removesuffix(".md").rpartition("/")[2]
                 if "%" in k or last in stems:
                     return None
-                side.targets.setdefault(folder, {})[target] = ()
+                side.targets.set(folder, target, ())
             elif vault.journal_names and vault.journal_names.day_of(target):
-                side.targets.setdefault("", {})[target] = ()  # the day's journal: no topic
+                side.targets.set("", target, ())  # the day's journal: no topic
             else:
                 if not k or k in titles or k in side.aliases or k in exclude or "/" in target:
                     return None
@@ -93,7 +92,8 @@ def new_names(
     query_key = query_keys(vault)
     for k, spellings in sorted(new.items()):
         summary, p = _with_topic(summary, None, (spellings[0],), query_key)
-        side.targets.setdefault("", {}).update(dict.fromkeys(spellings, (p,)))
+        for spelling in spellings:
+            side.targets.set("", spelling, (p,))
         side.titled[p] = titled[k]
     return summary
 
@@ -128,7 +128,8 @@ def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]
     texts = [fold("\x00".join(old.titles)), fold("\x00".join(old.names))]
     texts.append(fold("\x00".join(side.aliases)))
     if vault.flavor.resolution != "logseq":
-        written = fold("\x00".join(name for memo in side.targets.values() for name in memo))
+        landings = side.targets.whole().values()
+        written = fold("\x00".join(name for memo in landings for name in memo))
         texts += [written, unquote(written)]
     return any(key in text for key in keys for text in texts)
 
@@ -225,10 +226,12 @@ def _renumber(summary: Summary, side: Sidecar, p: int) -> None:
     summary.spelled = {k: i - (i > p) for k, i in summary.spelled.items() if i != p}
     side.own = array("i", (-1 if i == p else i - (i > p) for i in side.own))
     side.pairs[0::2] = array("i", (-1 if i == p else i - (i > p) for i in side.pairs[0::2]))
-    side.targets = {
-        folder: {name: tuple(i - (i > p) for i in found if i != p) for name, found in m.items()}
-        for folder, m in side.targets.items()
-    }
+    side.targets = Targets(
+        {
+            folder: {name: tuple(i - (i > p) for i in found if i != p) for name, found in m.items()}
+            for folder, m in side.targets.whole().items()
+        }
+    )
     side.titled = {i - (i > p): by for i, by in side.titled.items() if i != p}
 
 
@@ -243,11 +246,11 @@ def landing(
     """Where the mentions of the changed file ``rel`` land: per topic position, per line (one
     per block), whether it is a resolution and its text. None when the file would retitle a
     page without a file (`_titles_hold`)."""
-    resolved = side.targets.get(rel.rpartition("/")[0] if side.by_folder else "", {})
+    folder = rel.rpartition("/")[0] if side.by_folder else ""
     per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
     first: dict[int, str] = {}  # each page without a file it names: its first spelling here
     for target, line, resolution, text in facts.mentions:
-        positions = resolved.get(target)  # every name is known here (`new_names`)
+        positions = side.targets.get(folder, target)  # every name is known here (`new_names`)
         if positions is None:
             return None
         for i in positions:
