@@ -107,41 +107,62 @@ _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc'
     ("*~^=", _EM),
     ("_", _UNDERSCORE_EM),
 )
-_LOGSEQ_INLINE = re.compile(
-    # A cheap first test of where a construct may start; it halves the scanning time.
-    rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{])(?:"
-    + "|".join(pattern for _, pattern in _LOGSEQ_PIECES)
-    + ")"
+
+
+class _Compiled(dict[str, "re.Pattern[str]"]):
+    """Regular expressions by name, each compiled when first used: the grammar's alternations
+    cost 16 ms to compile, more than scanning a page, and a page needs only some of them (those
+    of the characters it holds, `_LOGSEQ_AT`)."""
+
+    def __init__(self, sources: dict[str, str]) -> None:
+        super().__init__()
+        self.sources = sources
+
+    def __missing__(self, name: str) -> re.Pattern[str]:
+        pattern = self[name] = re.compile(self.sources[name])
+        return pattern
+
+
+_LOGSEQ = _Compiled(
+    {
+        "inline": (
+            # A cheap first test of where a construct may start; it halves the scanning time.
+            rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{])(?:"
+            + "|".join(pattern for _, pattern in _LOGSEQ_PIECES)
+            + ")"
+        ),
+        "emphasis": "|".join(  # all mldoc sees inside emphasis
+            [
+                *(_CODE_SPAN, _ESCAPE, _NESTED, _TAGREF, _REF),
+                *(_LABELED.replace("{image}", ""), _MDLINK.replace("{image}", "")),
+                *(_EM, _UNDERSCORE_EM),
+            ]
+        ),
+        # HTML at the start of a line is a block of its own: the rest of the line starts a new
+        # paragraph.
+        "block html": _HTML,
+    }
 )
 # Without "://" in the text no URL starts (the only construct that starts with a letter or a
 # digit), so a construct can only start where _INLINE_START matches, and there only those that
 # start with that character (_LOGSEQ_AT). Every alternative of _INLINE_START starts with a literal,
-# so `re` finds those places with a quick scan in C; trying _LOGSEQ_INLINE at every position
+# so `re` finds those places with a quick scan in C; trying _LOGSEQ["inline"] at every position
 # instead is many times slower.
 _INLINE_START = re.compile(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_")
-_LOGSEQ_AT = {
-    char: re.compile("|".join(pattern for chars, pattern in _LOGSEQ_PIECES if char in chars))
-    for char in "`\\<${[#!(*~^=_"
-}
-_LOGSEQ_IN_EMPHASIS = re.compile(  # all mldoc sees inside emphasis
-    "|".join(
-        [
-            *(_CODE_SPAN, _ESCAPE, _NESTED, _TAGREF, _REF),
-            *(_LABELED.replace("{image}", ""), _MDLINK.replace("{image}", ""), _EM, _UNDERSCORE_EM),
-        ]
-    )
+_LOGSEQ_AT = _Compiled(
+    {
+        char: "|".join(pattern for chars, pattern in _LOGSEQ_PIECES if char in chars)
+        for char in "`\\<${[#!(*~^=_"
+    }
 )
-# HTML at the start of a line is a block of its own: the rest of the line starts a new paragraph.
-_BLOCK_HTML = re.compile(_HTML)
-
 
 _PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 def _inline_matches(text: str) -> Iterable[re.Match[str]]:
-    """What ``_LOGSEQ_INLINE.finditer(text)`` yields, found faster (see `_INLINE_START`)."""
+    """What ``_LOGSEQ["inline"].finditer(text)`` yields, found faster (see `_INLINE_START`)."""
     if "://" in text:
-        return _LOGSEQ_INLINE.finditer(text)
+        return _LOGSEQ["inline"].finditer(text)
     matches = []
     pos = 0
     while (start := _INLINE_START.search(text, pos)) is not None:
@@ -252,7 +273,7 @@ def _emphasis_refs(inner: str, lineno: int, out: list[Ref], col: int) -> None:
     #tag, ((ref)) or macro."""
     if "[[" not in inner and "((" not in inner and "](" not in inner:
         return  # every reference there holds one of them
-    for m in _LOGSEQ_IN_EMPHASIS.finditer(inner):
+    for m in _LOGSEQ["emphasis"].finditer(inner):
         group, start = m.lastgroup, m.start()
         if (nl := inner.rfind("\n", 0, start)) >= 0:
             line, at = lineno + inner.count("\n", 0, start), start - nl - 1

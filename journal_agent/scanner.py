@@ -34,7 +34,7 @@ from .blocktext import (
     timestamp_start,
 )
 from .blocktext import split_property_list as split_property_list
-from .inline import _BLOCK_HTML, _LABEL_TEXT, _inline_matches, _logseq_refs
+from .inline import _LABEL_TEXT, _LOGSEQ, _inline_matches, _logseq_refs
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -352,7 +352,7 @@ def timestamp_first(text: str) -> bool:
 def _after_html(text: str) -> str | None:
     """What follows the HTML a line starts with (mldoc reads it as a new paragraph), or None."""
     rest = None
-    while (m := _BLOCK_HTML.match(text)) is not None:
+    while (m := _LOGSEQ["block html"].match(text)) is not None:
         rest = text[m.end() :]
         text = rest.lstrip(" \t")
     return rest
