@@ -204,13 +204,11 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
 def watched(summary: Summary) -> bool:
     """Whether a running watcher vouches for the summary (`watchstamp`), its state folder where
     it was when the summary was written."""
-    from .walk import probe
+    from .summary import watch_holds
     from .watchstamp import vouched_at
 
     watch = summary.guard.get("watch")
-    if not watch or any(os.environ.get(k) != v for k, v in watch["env"].items()):
-        return False
-    if probe("", (watch["config"][0],)) != [watch["config"]]:
+    if watch is None or not watch_holds(watch):
         return False
     return vouched_at(watch["folder"], summary.guard["fingerprint"]) == summary.stamp
 

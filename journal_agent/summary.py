@@ -340,7 +340,7 @@ def current(
     kept = read(path) if key else None  # read once: a patch starts from it
     cached = kept if kept is not None and kept.stamp == key else None
     base = fingerprint + excluded
-    guard = _guard(vault, fingerprint, excluded) if key else {}
+    guard = _guard(vault, fingerprint, excluded, kept.guard if kept else {}) if key else {}
     if cached is not None and still_same(vault, cached.racy):
         settle = bool(cached.racy) and settled(listing, cached.racy)
         if settle or cached.guard != guard:
@@ -379,10 +379,12 @@ def current(
     return built
 
 
-def _guard(vault: Vault, fingerprint: str, excluded: str) -> dict[str, Any]:
+def _guard(vault: Vault, fingerprint: str, excluded: str, was: dict[str, Any]) -> dict[str, Any]:
     """What the warm path (`quick`) checks instead of opening the vault: the stat of every file
     and folder the settings come from (`flavors.SETTINGS_FILES`), and what those settings gave
-    (the fingerprint of the cache, the walk's rules, the default window, the excluded pages)."""
+    (the fingerprint of the cache, the walk's rules, the default window, the excluded pages).
+    ``was``: the cached summary's, whose watcher's place is kept while what it depends on holds
+    (finding it anew reads the person's config file)."""
     import sys
 
     from . import __version__
@@ -401,7 +403,7 @@ def _guard(vault: Vault, fingerprint: str, excluded: str) -> dict[str, Any]:
         "extensions": list(vault.settings.extensions),
         "hidden": list(vault.settings.hidden),
         "days": vault.own_config.days or DEFAULT_DAYS,
-        "watch": _watch_guard(vault),
+        "watch": was["watch"] if watch_holds(was.get("watch")) else _watch_guard(vault),
     }
 
 
@@ -420,6 +422,16 @@ def _watch_guard(vault: Vault) -> dict[str, Any] | None:
         return None
     env = {k: os.environ.get(k) for k in (STATE_ENV, CONFIG_ENV, "XDG_CONFIG_HOME", "HOME")}
     return {"folder": folder, "config": config, "env": env}
+
+
+def watch_holds(watch: dict[str, Any] | None) -> bool:
+    """Whether the place a `_watch_guard` found still holds: the environment and the person's
+    config file it depends on are as they were."""
+    from .walk import probe
+
+    if not watch or any(os.environ.get(k) != v for k, v in watch["env"].items()):
+        return False
+    return probe("", (watch["config"][0],)) == [watch["config"]]
 
 
 def summary_path(vault: Vault) -> str:

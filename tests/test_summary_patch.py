@@ -418,6 +418,31 @@ def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
     assert "pages/Brand New.md" in listed and paths() == listed
 
 
+def test_a_patch_keeps_the_watchers_place_while_what_it_finds_it_by_holds(
+    tmp_path: Path, spy: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The summary's guard says where a running watcher keeps its state (the warm path looks
+    there): a patch keeps the place the cached summary found while the environment and the
+    person's config file it was found by hold, and finds it anew when they changed."""
+    from journal_agent.summary import _watch_guard
+
+    root = rich_vault(tmp_path / "v", days=30)
+    backdate_all(root)
+    monkeypatch.setenv("JOURNAL_AGENT_STATE", str(tmp_path / "state-a"))
+    cached(root)
+    day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    for state in ["state-a", "state-b", "state-b"]:
+        monkeypatch.setenv("JOURNAL_AGENT_STATE", str(tmp_path / state))
+        day.write_text(day.read_text() + f"- more on [[Topic 01]] in {state}\n")
+        backdate(day)
+        spy.clear()
+        s = cached(root)
+        assert spy and spy[-1] is not None  # patched
+        watch = s.guard["watch"]
+        assert watch == _watch_guard(Query.of(root, AS_OF, None, True).vault)
+        assert watch["env"]["JOURNAL_AGENT_STATE"] == str(tmp_path / state)
+
+
 def test_a_reader_meets_a_base_replaced_between_its_two_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -495,8 +520,8 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
         )
         side = sidecar.Sidecar(
             "", "", sidecar._joined([f[0] for f in then]), sidecar.file_stats(then),
-            walk.blocks(then), sidecar.Targets({}), False, frozenset(), {}, frozenset(), frozenset(), b"",
-            array("i"), array("i"), array("i"),
+            walk.blocks(then), sidecar.Targets({}), False, frozenset(), {}, frozenset(),
+            frozenset(), b"", array("i"), array("i"), array("i"),
         )  # fmt: skip
         now = list(then)
         for _change in range(rng.randrange(3)):
