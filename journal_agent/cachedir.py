@@ -95,10 +95,11 @@ def save_with_base(
     from pathlib import Path
 
     token = read[0] if read is not None and read[1] == base else os.urandom(8).hex()
-    if read is None or token != read[0]:
+    kept = read is not None and token == read[0]
+    if not kept or not os.path.exists(_base_name(path, token)):  # another writer's may have gone
         write_atomic(Path(_base_name(path, token)), marshal.dumps(base))
     write_atomic(Path(path), marshal.dumps({**data, "_base": token}))
-    if read is None or token != read[0]:
+    if not kept:
         folder, name = os.path.split(_base_name(path, ""))
         with contextlib.suppress(OSError):
             for other in os.listdir(folder):

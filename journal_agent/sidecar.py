@@ -4,8 +4,9 @@ Written beside the summary when it is built (`remember`) and kept up to date by 
 (`summary_patch`): every page file in listing order with its stat and its *head* (what it
 gives the registry besides the names it references), where each name as written in a folder
 lands (topic positions), each ordinary page's undated mentions, which file titles each page
-without a file, and the property keys and aliases the vault uses. A derived cache, marshalled; one
-of another shape or format is never read (the summary is rebuilt).
+without a file, and the property keys and aliases the vault uses. A derived cache, marshalled,
+what a journal edit leaves alone in a base file of its own (`cachedir.save_with_base`); one of
+another shape or format is never read (the summary is rebuilt).
 """
 
 from __future__ import annotations
@@ -148,6 +149,7 @@ def _bucket(name: str, buckets: int) -> int:
 
 
 def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
+    """``memo`` split into a power of two of buckets of about `BUCKET` names, marshalled."""
     count = 1 << (len(memo) // BUCKET).bit_length()
     split: list[dict[str, tuple[int, ...]]] = [{} for _ in range(count)]
     for name, found in memo.items():

@@ -471,6 +471,22 @@ def test_a_reader_meets_a_base_replaced_between_its_two_reads(
     assert cachedir.load_with_base(path) == ({"v": 3}, (token, {"b": b"two"}))
 
 
+def test_a_kept_base_that_another_writer_removed_is_written_again(tmp_path: Path) -> None:
+    """A writer that keeps the base it read, which a concurrent writer's new base replaced and
+    removed meanwhile, writes it again rather than leave a cache file naming no base."""
+    from journal_agent import cachedir
+
+    path = str(tmp_path / "c.summary")
+    cachedir.save_with_base(path, {"v": 1}, {"b": b"one"}, None)
+    read = cachedir.load_with_base(path)
+    assert read is not None
+    _, (token, base) = read
+    for gone in tmp_path.glob("c.summary-base-*"):
+        gone.unlink()
+    cachedir.save_with_base(path, {"v": 2}, {"b": b"one"}, (token, base))
+    assert cachedir.load_with_base(path) == ({"v": 2}, (token, {"b": b"one"}))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_targets_stored_in_buckets_answer_as_the_whole_table(
     seed: int, monkeypatch: pytest.MonkeyPatch
