@@ -253,13 +253,17 @@ def digest(text: str) -> bytes:
 NO_KEYS = digest("")  # `journal_head` of a journal page that uses no property key
 
 
-_U64 = (1 << 64) - 1
-
-
 def file_stats(files: Sequence[Stat]) -> array[int]:
     """Each file's mtime, size and inode as unsigned 64-bit numbers (an inode may use the top
-    bit, as overlayfs's and NFS's do; an mtime before 1970 is negative)."""
-    return array("Q", [n & _U64 for f in files for n in f[1:]])
+    bit, as overlayfs's and NFS's do; an mtime before 1970 is negative, kept as its two's
+    complement). Made a column at a time in C: a Python step per number cost 25 ms at 20,000
+    files."""
+    out = array("Q", bytes(24 * len(files)))
+    if files:
+        _rels, mtimes, sizes, inodes = zip(*files, strict=True)
+        out[0::3] = array("Q", array("q", mtimes).tobytes())
+        out[1::3], out[2::3] = array("Q", sizes), array("Q", inodes)
+    return out
 
 
 def stats_now(files: Sequence[Stat], side: Sidecar) -> array[int]:
@@ -478,7 +482,7 @@ def relist(
             pairs = [(side.pairs[2 * k], side.pairs[2 * k + 1]) for k in range(lo, hi)]
             dropped.append(Dropped(side.rels[n], side.own[n], bytes(own), pairs))
             del side.pairs[2 * lo : 2 * hi]
-            side.spans[n + 1 :] = array("i", (s - (hi - lo) for s in side.spans[n + 1 :]))
+            side.spans[n + 1 :] = array("i", map((lo - hi).__add__, side.spans[n + 1 :]))
         elif lo != hi or own != NO_KEYS:
             return None
         del side.rels[n], side.own[n], side.spans[n + 1]

@@ -210,7 +210,7 @@ def _patch_pages(
         side.pairs = side.pairs[: 2 * lo] + new + side.pairs[2 * hi :]
         shift = len(new) // 2 - (hi - lo)
         if shift:
-            side.spans = side.spans[: n + 1] + array("i", (s + shift for s in side.spans[n + 1 :]))
+            side.spans = side.spans[: n + 1] + array("i", map(shift.__add__, side.spans[n + 1 :]))
     return summary
 
 

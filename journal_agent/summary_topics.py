@@ -169,7 +169,7 @@ def add_page(
     side.own[n] = p
     lo = side.spans[n]
     side.pairs[2 * lo : 2 * lo] = pairs
-    side.spans[n + 1 :] = array("i", (s + len(pairs) // 2 for s in side.spans[n + 1 :]))
+    side.spans[n + 1 :] = array("i", map((len(pairs) // 2).__add__, side.spans[n + 1 :]))
     return summary
 
 
