@@ -26,7 +26,7 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -60,6 +60,24 @@ def logseq_key(name: str) -> str:
     and one trailing ``/`` dropped, NFC; no other trimming (``[[X ]]`` is another page)."""
     key = name.lower().removeprefix("/").removesuffix("/")
     return unicodedata.normalize("NFC", key)
+
+
+def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
+    """``key`` (`wiki_key` or `logseq_key`) of every name, the same a name at a time would give,
+    computed over all the names joined at once where ``key`` allows (a Python step per name
+    costs 0.2 s over the 100,000 titles of a large vault). A NUL starts and ends a name as the
+    text's ends do: lower-casing (a final sigma included) and NFC do not reach across it."""
+    joined = "\x00".join(names)
+    if key not in (wiki_key, logseq_key) or joined.count("\x00") != len(names) - 1:
+        return list(map(key, names))  # another key, or a NUL within a name
+    if key is wiki_key:
+        joined = _OUTER_SPACE.sub("", joined)  # `str.strip`'s spaces: \s is `str.isspace`
+        return unicodedata.normalize("NFC", joined).lower().split("\x00")
+    joined = f"\x00{joined.lower()}\x00".replace("\x00/", "\x00").replace("/\x00", "\x00")
+    return unicodedata.normalize("NFC", joined[1:-1]).split("\x00")
+
+
+_OUTER_SPACE = re.compile(r"\A\s+|\s+\Z|\s+(?=\x00)|(?<=\x00)\s+")
 
 
 @dataclass(frozen=True)

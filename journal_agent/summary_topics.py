@@ -24,6 +24,7 @@ from array import array
 from collections.abc import Callable
 
 from .facts import PageFacts
+from .flavors import page_keys
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary
 from .vault import Vault
@@ -276,10 +277,14 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str
 
 
 def _titles(vault: Vault, old: Summary) -> dict[str, int]:
-    """Each topic title's key -> its position; a key that two topics share maps to -1."""
-    out: dict[str, int] = {}
-    for i, k in enumerate(map(vault.flavor.page_key, old.titles)):
-        out[k] = -1 if k in out else i
+    """Each topic title's key -> its position; a key that two topics share maps to -1 (in C
+    steps: they run over every topic of the vault)."""
+    from collections import Counter
+
+    keys = page_keys(old.titles, vault.flavor.page_key)
+    out = dict(zip(keys, range(len(keys)), strict=True))
+    if len(out) < len(keys):
+        out.update((k, -1) for k, n in Counter(keys).items() if n > 1)
     return out
 
 

@@ -702,6 +702,24 @@ def test_a_journal_that_starts_using_a_page_as_a_property_is_rebuilt(
     assert list(again.extra) == list(rebuilt(root).extra)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_page_keys_of_many_names_are_each_names_key(seed: int) -> None:
+    """`flavors.page_keys` keys all titles at once over the joined text: what it gives is what
+    each key gives a name at a time, for names that end in a final sigma, start with combining
+    marks, hold any of `str.strip`'s spaces, slashes at their ends, or a NUL."""
+    from journal_agent.flavors import logseq_key, page_keys, wiki_key
+
+    rng = random.Random(seed)
+    alphabet = [*"ΣσςAai/.'- ", *"İ\u00a0\u2003\x1c\n\t\u0301éﬁßΩ\u212b\u0345\u00ad\x00"]
+    for _ in range(3000):
+        names = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 6)))
+            for _ in range(rng.randint(0, 6))
+        ]
+        for key in (wiki_key, logseq_key):
+            assert page_keys(names, key) == [key.__wrapped__(n) for n in names], names
+
+
 def test_stats_keep_inodes_with_the_top_bit_and_mtimes_before_1970(logseq_vault: Path) -> None:
     """overlayfs (xino) and NFS hand out inode numbers with the top bit set, and a file can be
     dated before 1970: the stamp and the side file's stats take both (a signed 64-bit column
