@@ -47,6 +47,7 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     }
     files = [PageFile(side.rels[n], *stat_of(side, n)) for n in sorted(counts)]
     facts = facts_of(vault, files)
+    lands: dict[tuple[str, str], bool] = {}  # (folder, name as written) -> whether it lands on i
     for n, file in zip(sorted(counts), files, strict=True):
         found = facts[file.rel]
         if isinstance(found, str):
@@ -54,11 +55,10 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         folder = file.rel.rpartition("/")[0] if side.by_folder else ""
         lines: dict[int, Backlink] = {}
         for target, line, resolution, text in found.mentions:
-            if (
-                line not in lines
-                and i in (side.targets.get(folder, target) or ())
-                and i != side.own[n]
-            ):
+            here = lands.get((folder, target))
+            if here is None:
+                here = lands[folder, target] = i in (side.targets.get(folder, target) or ())
+            if here and line not in lines and i != side.own[n]:
                 lines[line] = Backlink(None, found.title, file.rel, line, text, resolution)
         if len(lines) != counts[n]:
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 TYPE_CHECKING = False  # not typing's: the warm path (`quick`) finds its cache with this module
 if TYPE_CHECKING:
@@ -12,22 +13,37 @@ if TYPE_CHECKING:
 CACHE_ENV = "JOURNAL_AGENT_CACHE"
 
 
-def _cache_root() -> str:
-    """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform."""
+def _cache_root(guess: bool = False) -> str:
+    """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform (`guessed`)."""
     base = os.environ.get(CACHE_ENV)
     if base:
         return os.path.expanduser(base)
+    if guess and sys.platform != "win32":
+        return _guessed()
     from platformdirs import user_cache_dir  # lazy: only cached runs need it
 
     return user_cache_dir("journal-agent", appauthor=False)
 
 
-def cache_name(kind: str, *key: str, suffix: str) -> str:
-    """The path of a cache file named by a digest of what it depends on."""
+def _guessed() -> str:
+    """Where platformdirs puts the user cache folder on Linux and macOS as of its version 4
+    (``$XDG_CACHE_HOME`` if absolute, else ``~/.cache``, ``~/Library/Caches`` on macOS), without
+    importing it (and pathlib, tempfile and re with it: a tenth of a warm query). For the warm
+    path only: every cache file it finds there says what it was built from and is checked as
+    any, so a guess that is wrong costs a look in an empty folder, never a wrong answer, and the
+    library, which writes the caches, asks platformdirs."""
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    home = "~/Library/Caches" if sys.platform == "darwin" else "~/.cache"
+    return os.path.join(xdg if os.path.isabs(xdg) else os.path.expanduser(home), "journal-agent")
+
+
+def cache_name(kind: str, *key: str, suffix: str, guess: bool = False) -> str:
+    """The path of a cache file named by a digest of what it depends on (``guess``: in the
+    folder `_guessed`, for the warm path)."""
     from .digests import sha256
 
     digest = sha256("\0".join(key).encode()).hexdigest()[:16]
-    return os.path.join(_cache_root(), f"{kind}-{digest}{suffix}")
+    return os.path.join(_cache_root(guess), f"{kind}-{digest}{suffix}")
 
 
 def cache_file(kind: str, *key: str, suffix: str) -> Path:

@@ -177,7 +177,7 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
     root = os.path.realpath(os.path.expanduser(raw))
     if not os.path.isdir(root):
         return None
-    path = cache_name("index", root, suffix=".summary")
+    path = cache_name("index", root, suffix=".summary", guess=True)
     summary = read(path)
     if summary is None:
         return None

@@ -15,6 +15,7 @@ import functools
 import marshal
 import zlib
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
@@ -466,14 +467,13 @@ def relist(
     came reads as changed: its stat is zeros); None when a journal page that went gave the
     registry anything but its mentions (an alias, a title, a property key: `journal_head`) or
     an ordinary page that went was no topic."""
-    before, after = set(side.rels), set(rels)
-    came, gone = sorted(after - before), sorted(before - after)
+    came, gone = came_and_gone(side.rels, rels)
     if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
         return None
     if any(rel in side.marked for rel in gone):
         return None
     heads, width, dropped = bytearray(side.heads), 3, []
-    for n in sorted((side.rels.index(rel) for rel in gone), reverse=True):
+    for n in reversed([bisect_left(side.rels, rel) for rel in gone]):  # both in path order
         lo, hi = side.spans[n], side.spans[n + 1]
         own = heads[n * HEAD : (n + 1) * HEAD]
         if vault.date_of(side.rels[n]) is None:
@@ -487,7 +487,7 @@ def relist(
             return None
         del side.rels[n], side.own[n], side.spans[n + 1]
         del side.stats[width * n : width * (n + 1)], heads[n * HEAD : (n + 1) * HEAD]
-    for n in sorted(rels.index(rel) for rel in came):
+    for n in (bisect_left(rels, rel) for rel in came):
         side.rels.insert(n, rels[n])
         side.own.insert(n, -1)
         side.spans.insert(n, side.spans[n])
@@ -496,3 +496,26 @@ def relist(
     side.heads = bytes(heads)
     journals = [rel for rel in gone if vault.date_of(rel) is not None]
     return (came, journals, dropped) if side.rels == rels else None
+
+
+def came_and_gone(
+    before: list[str], after: list[str], run: int = 1024
+) -> tuple[list[str], list[str]]:
+    """The paths only ``after`` holds and those only ``before`` holds, of two listings in path
+    order: their common head and tail are compared ``run`` paths at a time, in C, and sets are
+    made of what lies between (sets of every path cost 50 ms at 100,000 files)."""
+    head, room = 0, min(len(before), len(after))
+    while head < room and before[head : head + run] == after[head : head + run]:
+        head += run
+    while head < room and before[head] == after[head]:
+        head += 1
+    tail, b, a = 0, len(before), len(after)
+    while tail < room - head:
+        k = min(run, room - head - tail)
+        if before[b - tail - k : b - tail] != after[a - tail - k : a - tail]:
+            break
+        tail += k
+    while tail < room - head and before[b - 1 - tail] == after[a - 1 - tail]:
+        tail += 1
+    was, now = set(before[head : b - tail]), set(after[head : a - tail])
+    return sorted(now - was), sorted(was - now)

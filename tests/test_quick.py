@@ -376,3 +376,34 @@ def test_a_damaged_cache_goes_to_the_cli(
     assert warm(asked, capsys) == (None, "", "")
     assert full(asked, capsys) == expected
     assert warm(asked, capsys) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the warm path guesses no folder on Windows")
+@pytest.mark.parametrize("xdg", [None, "", "relative/cache", "ABS"])
+def test_the_warm_path_finds_the_cache_where_platformdirs_puts_it(
+    logseq_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    xdg: str | None,
+) -> None:
+    """Without ``JOURNAL_AGENT_CACHE`` the warm path looks for the summary where it guesses
+    platformdirs puts the user cache folder (`cachedir._guessed`, so as not to import it): the
+    same folder for every way ``XDG_CACHE_HOME`` can be set, so it answers what the CLI
+    answered, from the cache the CLI wrote."""
+    from platformdirs import user_cache_dir
+
+    from journal_agent import cachedir
+
+    monkeypatch.delenv(cachedir.CACHE_ENV)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg") if xdg == "ABS" else xdg)
+    assert cachedir._guessed() == user_cache_dir("journal-agent", appauthor=False)
+    settle(logseq_vault)
+    asked = ["stale", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    expected = full(asked, capsys)
+    assert os.listdir(cachedir._guessed())  # the CLI wrote its caches there
+    assert warm(asked, capsys) == expected

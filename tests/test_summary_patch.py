@@ -557,6 +557,26 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
         assert side.same_rels(now) == ([f[0] for f in now] == [f[0] for f in then])  # split
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_pages_that_came_and_went_are_found_past_a_common_head_and_tail(seed: int) -> None:
+    """`sidecar.came_and_gone` says what sets of every path say, for listings in path order
+    that differ anywhere (first, last, across the edges of the runs it compares at once)."""
+    rng = random.Random(seed)
+    for _ in range(300):
+        pool = sorted({f"p/{rng.randrange(200):03}.md" for _ in range(rng.randrange(60))})
+        before = [p for p in pool if rng.random() < 0.8]
+        after = list(before)
+        for _change in range(rng.randrange(4)):
+            p = rng.choice(pool) if pool else "p/x.md"
+            if p in after:
+                after.remove(p)
+            else:
+                after = sorted([*after, p])
+        run = rng.choice([1, 2, 3, 4, 7, 1024])
+        came, gone = sidecar.came_and_gone(before, after, run)
+        assert (came, gone) == (sorted(set(after) - set(before)), sorted(set(before) - set(after)))
+
+
 def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
     tmp_path: Path, spy: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
