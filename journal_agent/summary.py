@@ -71,7 +71,9 @@ class Summary:
     ``files``: (path, page title) of every file a dated mention stands in; ``racy``:
     `index.racy_digests` when built; ``guard``: see the module."""
 
-    __slots__ = ("stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "_base", "partial")
+    __slots__ = (
+        "stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "_base", "_folded", "partial"
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -98,6 +100,8 @@ class Summary:
         #: `_KEPT` lists as read (a copy of each), and the base file read (its token, fields)
         self._read: dict[str, list[Any]] = {}
         self._base: tuple[str, dict[str, Any]] | None = None
+        #: `folded` of the titles and names of the base file read, once made or read
+        self._folded: bytes | None = None
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
         #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
@@ -163,6 +167,32 @@ class Summary:
         patch that moves no topic neither reads nor rewrites them), and its page lists' bytes
         as read (`save` writes them again where the lists are still the same)."""
         self._names, self._read, self._base = dict(other._names), other._read, other._base
+        self._folded = other._folded
+
+    def folded(self) -> tuple[str, str]:
+        """Every title, and every name of `names`, joined by NULs and folded (`fold`): what
+        `summary_topics.named` searches for a page that comes or goes. Kept in the base file
+        with the titles and names it was made of (folding a hundred thousand costs 0.1 s,
+        once a day when the day's journal page comes)."""
+        base = self._base[1] if self._base else {}
+        names = self._names["names"]
+        as_read = names is base.get("names") and self.titles == self._read.get("titles")
+        if as_read:
+            kept = self._folded or base.get("folded")
+            found = _unfolded(kept)
+            if found is not None:
+                self._folded = kept
+                return found
+        try:  # the keys of a table not decoded for good: `save` would marshal it anew
+            keys = list(names) if isinstance(names, dict) else [
+                key for part in names for key in self._part(part)
+            ]  # fmt: skip
+        except ValueError:
+            keys = list(self.names)  # as `find` reads it
+        found = fold("\0".join(self.titles)), fold("\0".join(keys))
+        if as_read:
+            self._folded = marshal.dumps(found)
+        return found
 
     def add_names(self, name: str, entries: dict[str, int]) -> None:
         """Add ``entries`` to the name table ``name`` ("names" or "spelled") without reading it
@@ -177,14 +207,22 @@ class Summary:
             found: dict[str, int] = {}
             try:
                 for part in table:
-                    more = marshal.loads(part)
-                    if not isinstance(more, dict):
-                        raise ValueError(name)
-                    found.update(more)
-            except (ValueError, EOFError, TypeError):
+                    found.update(self._part(part))
+            except ValueError:
                 found = {}  # corrupt: the graph answers
             table = self._names[name] = found
         return table
+
+    @staticmethod
+    def _part(part: bytes) -> dict[str, int]:
+        """A part of a name table as stored; ValueError if it does not read back as one."""
+        try:
+            found = marshal.loads(part)
+        except (EOFError, TypeError) as exc:
+            raise ValueError("not a name table") from exc
+        if not isinstance(found, dict):
+            raise ValueError("not a name table")
+        return found
 
     def find(self, key: str) -> int | None:
         """The position of the topic a name with this `PageRegistry.query_key` names, when
@@ -501,6 +539,24 @@ def read(path: str) -> Summary | None:
         return None
 
 
+def fold(text: str) -> str:
+    """Case- and normalisation-insensitive text, for comparing names."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def _unfolded(kept: object) -> tuple[str, str] | None:
+    """`Summary.folded` as kept in a base file; None if there is none, or it does not read."""
+    try:
+        found = marshal.loads(kept) if type(kept) is bytes else None
+    except (ValueError, EOFError, TypeError):
+        return None
+    if type(found) is tuple and len(found) == 2 and all(type(t) is str for t in found):
+        return found
+    return None
+
+
 def load(path: str, stamp: str) -> Summary | None:
     """The cached summary if it was built from exactly these files and settings."""
     summary = read(path)
@@ -523,5 +579,8 @@ def save(path: str, summary: Summary) -> None:
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
             table = summary._table(name)
         base[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
+    folded = summary._folded or read.get("folded")  # of the titles and names read
+    if folded and all(base[k] == read.get(k) for k in ("titles", "names")):
+        base["folded"] = folded
     data["format"] = FORMAT
     save_with_base(path, data, base, summary._base)

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from .facts import PageFacts
 from .flavors import page_keys
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
-from .summary import Summary
+from .summary import Summary, fold
 from .vault import Vault
 
 
@@ -120,14 +120,12 @@ def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]
     whether its file exists or not, and journal pages are never topics."""
     from urllib.parse import unquote
 
-    fold = _fold
     keys = {fold(name).strip() for rel, title in pages
             for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
     keys.update(vault.flavor.page_key(title) for _rel, title in pages)
     if not all(keys) or any("/" in title for _rel, title in pages):
         return True  # a namespace: its parents are pages too
-    texts = [fold("\x00".join(old.titles)), fold("\x00".join(old.names))]
-    texts.append(fold("\x00".join(side.aliases)))
+    texts = [*old.folded(), fold("\x00".join(side.aliases))]
     if vault.flavor.resolution != "logseq":
         landings = side.targets.whole().values()
         written = fold("\x00".join(name for memo in landings for name in memo))
@@ -209,7 +207,7 @@ def drop_pages(
             return None
         if page.rel in side.titled.values() or key(title) in side.aliases:
             return None
-        if _fold(key(title)) in _fold("\x00".join(titles[:p] + titles[p + 1 :])):
+        if fold(key(title)) in fold("\x00".join(titles[:p] + titles[p + 1 :])):
             return None
     new.titles, new.paths = list(titles), list(summary.paths)
     new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
@@ -234,11 +232,6 @@ def _renumber(summary: Summary, side: Sidecar, p: int) -> None:
         }
     )
     side.titled = {i - (i > p): by for i, by in side.titled.items() if i != p}
-
-
-def _fold(text: str) -> str:
-    """Case- and normalisation-insensitive text, for comparing names."""
-    return unicodedata.normalize("NFC", text).lower()
 
 
 def landing(

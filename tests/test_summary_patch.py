@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import marshal
 import os
 import random
 import time
@@ -16,7 +17,7 @@ import pytest
 from journal_agent import sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph, by_recency
-from journal_agent.summary import Summary, current, summary_path
+from journal_agent.summary import Summary, current, read, summary_path
 
 from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
@@ -416,6 +417,52 @@ def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
     assert len(after) == 2 and not after.keys() & before.keys()
     listed = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
     assert "pages/Brand New.md" in listed and paths() == listed
+
+
+def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
+    tmp_path: Path, spy: list[Any]
+) -> None:
+    """A page that comes is looked for in every title and name, folded (`Summary.folded`,
+    kept in the summary's base file): kept across patches that leave the topics alone (and
+    the summary's rewrites: a base file is not written again for it), made anew after a
+    patch adds a topic, so a new day's page that the new topic's title contains is rebuilt."""
+    root = rich_vault(tmp_path / "v", days=30)
+    backdate_all(root)
+    cached(root)
+    path = summary_path(Query.of(root, AS_OF, None, True).vault)
+    day = dt.date.fromisoformat(AS_OF)
+
+    def new_day(days: int, line: str = "- more on [[Topic 01]]") -> None:
+        page = root / "journals" / f"{(day + dt.timedelta(days=days)):%Y_%m_%d}.md"
+        page.write_text(f"{line}\n")
+        backdate(page)
+
+    def base() -> dict[str, Any]:
+        found = read(path)
+        assert found is not None and found._base is not None
+        return found._base[1]
+
+    new_day(1)
+    assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
+    folded = base()["folded"]
+    assert "topic 01" in marshal.loads(folded)[0]
+    new_day(2)
+    assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
+    assert base()["folded"] is not None and base()["folded"] == folded  # the same titles
+    spy.clear()
+    page = root / "pages" / f"Retro {(day + dt.timedelta(days=3)):%Y_%m_%d}.md"
+    page.write_text("- about [[Topic 01]]\n")
+    backdate(page)
+    assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
+    assert "folded" not in base()  # made of other titles: made again when asked for
+    spy.clear()
+    new_day(3)  # its file name is in the new topic's title
+    assert columns(cached(root)) == columns(rebuilt(root)) and spy == [None]
+    new_day(4)
+    assert columns(cached(root)) == columns(rebuilt(root)) and "folded" in base()
+    spy.clear()
+    new_day(5, f"- [[Review {(day + dt.timedelta(days=5)):%Y_%m_%d}]]")  # a new topic of its own
+    assert columns(cached(root)) == columns(rebuilt(root)) and spy == [None]
 
 
 def test_a_patch_keeps_the_watchers_place_while_what_it_finds_it_by_holds(
