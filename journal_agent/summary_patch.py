@@ -50,7 +50,6 @@ from .sidecar import (
     Dropped,
     Sidecar,
     differing,
-    file_stats,
     head,
     journal_head,
     load_side,
@@ -95,7 +94,7 @@ def refresh(
         if found is None:
             return None
         came, gone, dropped = found
-    now = file_stats(files) if relisted else stats_now(files, side)
+    now = stats_now(files, side, relisted)
     changed_at = differing(now, side.stats)
     rels = {n: files[n][0] for n in changed_at}
     changed = len(changed_at) + len(gone) + len(dropped)

@@ -253,18 +253,30 @@ def newest(files: Sequence[Stat]) -> int | None:
 
 def _digests(files: Sequence[Stat]) -> tuple[list[bytes], list[int]]:
     """Each block's digest, and its newest mtime."""
-    from .digests import blake2b
-
     out, newest = [], []
     for start in range(0, len(files), BLOCK):
         rels, mtimes, sizes, inodes = zip(*files[start : start + BLOCK], strict=True)
-        digest = blake2b("\0".join(rels).encode("utf-8", "surrogateescape"), digest_size=16)
-        digest.update(array("q", mtimes).tobytes())  # before 1970: negative
-        digest.update(array("Q", sizes).tobytes())
-        digest.update(array("Q", inodes).tobytes())  # overlayfs and NFS may use the top bit
-        out.append(digest.digest())
+        out.append(
+            block_digest(
+                rels,
+                array("q", mtimes).tobytes(),  # before 1970: negative
+                array("Q", sizes).tobytes(),
+                array("Q", inodes).tobytes(),  # overlayfs and NFS may use the top bit
+            )
+        )
         newest.append(max(mtimes))
     return out, newest
+
+
+def block_digest(rels: Iterable[str], mtimes: bytes, sizes: bytes, inodes: bytes) -> bytes:
+    """The digest of a block of `blocks`: its paths, and its files' mtimes, sizes and inodes
+    as 64-bit numbers in native order."""
+    from .digests import blake2b
+
+    digest = blake2b("\0".join(rels).encode("utf-8", "surrogateescape"), digest_size=16)
+    for column in (mtimes, sizes, inodes):
+        digest.update(column)
+    return digest.digest()
 
 
 def probe(root: str, rels: tuple[str, ...]) -> list[list[object]]:
