@@ -635,15 +635,17 @@ def test_the_summary_is_not_trusted_after_a_change(logseq_vault: Path) -> None:
     assert before["status"] == "stale" and after["Vendor Contract"]["status"] == "active"
 
 
+@pytest.mark.parametrize("cores", [2, 3])
 def test_a_parallel_cold_scan_equals_a_serial_one(
-    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, cores: int
 ) -> None:
-    """A large cold index is scanned by forked workers; the result must be the same."""
+    """A large cold index is scanned by this process and forked workers, each taking every
+    n-th file; the result must be the same."""
     import journal_agent.index as index_module
 
     serial = load_index(open_vault(logseq_vault), use_cache=False)
     monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "cpu_count", lambda: cores)
     assert index_module._can_fork()  # so the workers really run
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings
