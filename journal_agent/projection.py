@@ -202,9 +202,8 @@ def _threads(inputs: Inputs) -> dict[str, list[int]]:
     members = inputs.scope.members
     found: dict[str, list[int]] = {"active": [], "resolved": [], "stale": []}
     newest: dict[int, int] = {}  # position -> the day (ordinal) of its newest mention
-    for i, (status, end) in enumerate(s.statuses(as_of, days)):
-        if s.extra[i]:
-            continue  # Logseq's built-in and property-key pages: no thread of anyone's
+    # Logseq's built-in and property-key pages are no thread of anyone's (not `all_pages`)
+    for i, status, _, end, _ in s.rows(as_of.toordinal(), days, among=s.mentioned()):
         if status in found and (members is None or i in members):
             found[status].append(i)
             newest[i] = s.days[end - 1]

@@ -28,7 +28,7 @@ from .derived import status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from typing import Any
 
     from .derived import Status
@@ -254,7 +254,7 @@ class Summary:
         starts, days, resolutions = self.starts, self.days, self.resolutions
         extra, out = self.extra, []
         if among is None and only not in (None, "unmentioned"):
-            among = compress(range(len(self.titles)), map(ne, starts[:-1], starts[1:]))
+            among = self.mentioned()
         for i in range(len(self.titles)) if among is None else among:
             if extra[i] and not all_pages:
                 continue
@@ -278,12 +278,11 @@ class Summary:
         rows = self.rows(as_of.toordinal(), days, only, all_pages)
         return [self._topic(i, status, silent, end, n) for i, status, silent, end, n in rows]
 
-    def statuses(self, as_of: dt.date, days: int) -> list[tuple[Status, int]]:
-        """Every topic's status as of ``as_of`` and the position one past its newest dated
-        mention (its `topics` entry without building it: a projection that prints a few dozen
-        of twenty thousand topics builds only those, with `topic`)."""
-        rows = self.rows(as_of.toordinal(), days, all_pages=True)
-        return [(status, end) for _i, status, _silent, end, _n in rows]
+    def mentioned(self) -> Iterator[int]:
+        """The positions of the topics with a dated mention (on any day), found in C: most
+        topics of a large vault have none, and a status other than unmentioned needs one."""
+        starts = self.starts
+        return compress(range(len(self.titles)), map(ne, starts[:-1], starts[1:]))
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""

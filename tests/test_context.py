@@ -195,13 +195,26 @@ def test_every_active_thread_is_named_when_there_is_room(rich: Path) -> None:
     assert len(result.markdown) < 20_000  # the budget is a ceiling, not a target
 
 
-def test_summary_statuses_and_topic_agree_with_topics(rich_inputs: Inputs) -> None:
-    """The projection builds only the topics it prints (`Summary.statuses`, `Summary.topic`):
-    they must say what `Summary.topics` says of every topic."""
-    s, as_of, days = rich_inputs.summary, rich_inputs.as_of, rich_inputs.days
-    every = s.topics(as_of, days, all_pages=True)
-    assert [t.status for t in every] == [status for status, _end in s.statuses(as_of, days)]
-    assert [s.topic(i, as_of, days) for i in range(len(every))] == every
+@pytest.mark.parametrize("as_of", [None, "2026-10-01"])  # some topics mentioned after it only
+def test_summary_rows_and_topic_agree_with_topics(rich_inputs: Inputs, as_of: str | None) -> None:
+    """The projection builds only the topics it prints, of those with a dated mention
+    (`Summary.rows` of `Summary.mentioned`, `Summary.topic`): they must say what
+    `Summary.topics` says of every topic, and every other topic is unmentioned."""
+    s, days = rich_inputs.summary, rich_inputs.days
+    day = rich_inputs.as_of if as_of is None else dt.date.fromisoformat(as_of)
+    every = s.topics(day, days, all_pages=True)
+    rows = s.rows(day.toordinal(), days, all_pages=True, among=s.mentioned())
+    assert {i: status for i, status, *_ in rows} == {
+        i: t.status for i, t in enumerate(every) if s.starts[i] != s.starts[i + 1]
+    }
+    found = {r[0] for r in rows}
+    assert all(t.status == "unmentioned" for i, t in enumerate(every) if i not in found)
+    assert any(t.status != "unmentioned" for t in every)
+    assert [s.topic(i, day, days) for i in range(len(every))] == every
+    for only in ("active", "resolved", "stale"):
+        assert [r[0] for r in s.rows(day.toordinal(), days, only)] == [
+            i for i, t in enumerate(every) if t.status == only and not s.extra[i]
+        ]
 
 
 def test_bad_budgets_are_refused(rich: Path) -> None:
