@@ -308,10 +308,11 @@ def each_file(
         pool = multiprocessing.get_context("fork").Pool(workers - 1)
         found = pool.map_async(_work_chunk, chunks)
     try:
-        for n, f in enumerate(mine):
-            out[f.rel] = work(vault, f)
-            if reporter:
-                reporter.update(n * workers)  # the workers' shares go as fast
+        with paused_gc():  # as in the workers (`_work_chunk`)
+            for n, f in enumerate(mine):
+                out[f.rel] = work(vault, f)
+                if reporter:
+                    reporter.update(n * workers)  # the workers' shares go as fast
         if pool is not None and found is not None:
             for part in found.get():
                 out.update(part)
