@@ -298,13 +298,15 @@ def _mentions_of(sources: array[int], files: set[int]) -> list[int]:
 
 
 def _shifted(starts: array[int], counts: dict[int, int]) -> array[int]:
-    """``starts`` with topic ``i``'s number of mentions now ``counts[i]``."""
+    """``starts`` with topic ``i``'s number of mentions now ``counts[i]`` (a run that keeps
+    its place copied as it is: a step per topic costs 20 ms at 100,000 topics)."""
     out, shift, done = array("i", starts[:1]), 0, 0  # starts[:done + 1] are in ``out``
-    for i in sorted(counts):
-        out.extend(map(shift.__add__, starts[done + 1 : i + 1]))
-        shift += counts[i] - (starts[i + 1] - starts[i])
+    for i in [*sorted(counts), len(starts) - 1]:
+        run = starts[done + 1 : i + 1]
+        out.extend(map(shift.__add__, run) if shift else run)
+        if i in counts:
+            shift += counts[i] - (starts[i + 1] - starts[i])
         done = i
-    out.extend(map(shift.__add__, starts[done + 1 :]))
     return out
 
 
