@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 CACHE_ENV = "JOURNAL_AGENT_CACHE"
+#: The cache folder in which the warm path (`quick`) found a valid summary of the vault it hands
+#: to the library moments later (`quick.handed`): the library's answer of this process uses it.
+FOUND: str | None = None
 
 
 def _cache_root(guess: bool = False) -> str:
@@ -18,6 +21,8 @@ def _cache_root(guess: bool = False) -> str:
     base = os.environ.get(CACHE_ENV)
     if base:
         return os.path.expanduser(base)
+    if FOUND is not None:
+        return FOUND
     if guess and sys.platform != "win32":
         return _guessed()
     from platformdirs import user_cache_dir  # lazy: only cached runs need it
@@ -30,8 +35,9 @@ def _guessed() -> str:
     (``$XDG_CACHE_HOME`` if absolute, else ``~/.cache``, ``~/Library/Caches`` on macOS), without
     importing it (and pathlib, tempfile and re with it: a tenth of a warm query). For the warm
     path only: every cache file it finds there says what it was built from and is checked as
-    any, so a guess that is wrong costs a look in an empty folder, never a wrong answer, and the
-    library, which writes the caches, asks platformdirs."""
+    any, so a guess that is wrong costs a look in an empty folder, never a wrong answer. The
+    library, which writes the caches, asks platformdirs, unless the warm path hands it the
+    folder where it found a valid summary of the vault (`FOUND`)."""
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = "~/Library/Caches" if sys.platform == "darwin" else "~/.cache"
     return os.path.join(xdg if os.path.isabs(xdg) else os.path.expanduser(home), "journal-agent")

@@ -117,15 +117,17 @@ def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
 def handed(seen: list[Seen]) -> Iterator[None]:
     """The listing and the summary read of a vault that changed, handed to the library for
     the next query (`walk.HANDED`, `summary.HANDED`: each used once, and only for that vault,
-    by those rules): it is not listed or read twice."""
-    from . import summary, walk
+    by those rules): it is not listed or read twice. The cache folder it was found in too
+    (`cachedir.FOUND`), so that the library does not ask platformdirs again."""
+    from . import cachedir, summary, walk
 
     if seen:
         walk.HANDED, summary.HANDED = seen[-1]
+        cachedir.FOUND = os.path.dirname(summary.HANDED[0])
     try:
         yield
     finally:
-        walk.HANDED = summary.HANDED = None
+        walk.HANDED = summary.HANDED = cachedir.FOUND = None
 
 
 def parse(words: list[str]) -> dict[str, Any] | None:

@@ -365,7 +365,7 @@ def current(
     from .walk import stamp
 
     fingerprint, excluded = _fingerprint(vault), repr(sorted(exclude))
-    if use_cache and listed is None:  # a running `journal-agent watch` keeps it current
+    if use_cache and listed is None and not _watcher_asked(vault):  # `watch` keeps it current
         from .state import StateDir
         from .watchstamp import trusted_stamp
 
@@ -475,6 +475,19 @@ def watch_holds(watch: dict[str, Any] | None) -> bool:
     if not watch or any(os.environ.get(k) != v for k, v in watch["env"].items()):
         return False
     return probe("", (watch["config"][0],)) == [watch["config"]]
+
+
+def _watcher_asked(vault: Vault) -> bool:
+    """Whether the warm path that handed this process the vault's summary (`HANDED`) asked the
+    running watcher, if any, moments ago, where the summary's guard says it keeps its state
+    (`quick.watched`: while `watch_holds`); finding that place anew reads the person's config
+    file, with platformdirs. A watcher that vouched since is not needed: the stat of every file
+    is the check it saves."""
+    return (
+        HANDED is not None
+        and HANDED[0] == summary_path(vault)
+        and watch_holds(HANDED[1].guard.get("watch"))
+    )
 
 
 def summary_path(vault: Vault) -> str:

@@ -407,3 +407,42 @@ def test_the_warm_path_finds_the_cache_where_platformdirs_puts_it(
     expected = full(asked, capsys)
     assert os.listdir(cachedir._guessed())  # the CLI wrote its caches there
     assert warm(asked, capsys) == expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the warm path guesses no folder on Windows")
+def test_a_vault_that_changed_is_patched_in_the_folder_the_warm_path_found(
+    logseq_vault: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """After a journal edit, the warm path hands the library the folder where it found the
+    summary (`cachedir.FOUND`): it answers as the CLI does, never importing platformdirs (a
+    tenth of the run at 20,000 pages), and the patched summary is where it looks next time."""
+    from journal_agent import cachedir, userconfig
+
+    monkeypatch.delenv(cachedir.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv(userconfig.CONFIG_ENV)  # found as a person's, where platformdirs says
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    settle(logseq_vault)
+    asked = ["stale", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    full(asked, capsys)
+    page = logseq_vault / "journals" / "2026_11_27.md"
+    page.write_text(page.read_text() + "- more on [[Vendor Contract]]\n")
+    past = time.time() - 10  # out of the racy window; the settings files left as they were
+    os.utime(page, (past, past))
+    probe = (
+        "import sys; from journal_agent import quick; code = quick.main(sys.argv[1:]); "
+        "print('platformdirs' in sys.modules, code, file=sys.stderr)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe, *asked],
+        env={k: v for k, v in os.environ.items() if k != cachedir.CACHE_ENV},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ran.stderr.strip() == "False 0"
+    assert warm(asked, capsys) == (0, ran.stdout, "")  # patched, where the warm path looks
+    assert full(asked, capsys) == (0, ran.stdout, "")
