@@ -44,6 +44,14 @@ once, in the ledger once) or reported as not written (the append raised a `Journ
 with a one-line message, or the CLI exited 1 or 2 with one line on stderr, and the bullet is
 nowhere); no temporary file is left and no other file appears.
 
+Without a lease (the ``no-lease`` agents), a page is planned on once it has stood unmodified
+for `backends.file.QUIET` (`SUSPICIOUS_QUIET` if empty): an editor whose save really leaves the
+page incomplete that long cannot be told from one that finished. The pauses here are shorter,
+but a loaded machine can stretch one (a CI run lost a line so, once, after a torn save): the
+editor measures how long each save really took, and a loss after a save past that window is
+counted apart ("lost past the no-lease window", printed) rather than failed; any other loss
+fails.
+
 Rounds per case: ``ROUNDS`` (set ``SLOW_SAVE_ROUNDS`` for a heavier run). The counts (rounds,
 appends, editor saves, losses) are printed: ``pytest -rP tests/test_writer_slow_save.py``.
 """
@@ -65,6 +73,7 @@ from typing import Any
 import pytest
 
 import journal_agent
+from journal_agent.backends import file as file_backend
 
 from .conftest import journal, ledger_counts, visible_files
 
@@ -129,9 +138,11 @@ def _insert(buffer: bytes, line: bytes, top: bool) -> bytes:
     return buffer + (b"" if not buffer or buffer.endswith(b"\n") else b"\n") + line + b"\n"
 
 
-def _save(fd: int, data: bytes, torn: bool, rng: random.Random) -> None:
+def _save(fd: int, data: bytes, torn: bool, rng: random.Random) -> float:
     """Save in place through ``fd``, slowly: truncate, pause, write all; or truncate, write the
-    first half, pause, write the rest."""
+    first half, pause, write the rest. Returns how long the page really stood incomplete (the
+    pause, and however long this process was not scheduled on a loaded machine)."""
+    start = time.monotonic()
     os.ftruncate(fd, 0)
     if torn:
         half = len(data) // 2
@@ -141,6 +152,7 @@ def _save(fd: int, data: bytes, torn: bool, rng: random.Random) -> None:
     else:
         time.sleep(rng.uniform(*PAUSE))
         os.pwrite(fd, data, 0)
+    return time.monotonic() - start
 
 
 def _editor_round(path: Path, torn: bool, rng: random.Random, done: Any) -> dict[str, Any]:
@@ -150,6 +162,7 @@ def _editor_round(path: Path, torn: bool, rng: random.Random, done: Any) -> dict
     lost: list[dict[str, Any]] = []  # where a reload found saved lines gone
     seen_gone: set[bytes] = set()
     stats: Counter[str] = Counter()
+    slowest = 0.0  # the longest a save of this round left the page incomplete, so far
     n, burst, deadline = 0, rng.randint(*BURST), time.monotonic() + DEADLINE
     while time.monotonic() < deadline:
         if burst <= 0:
@@ -175,6 +188,7 @@ def _editor_round(path: Path, torn: bool, rng: random.Random, done: Any) -> dict
                             "at_save": stats["saves"],
                             "gone": sorted(x.decode() for x in gone),
                             "page": disk.decode(),
+                            "slowest_save": slowest,
                         }
                     )
                 buffer = disk
@@ -185,7 +199,7 @@ def _editor_round(path: Path, torn: bool, rng: random.Random, done: Any) -> dict
             line = b"- human %d: typed %s" % (n, b"at the top" if n % 2 else b"at the bottom")
             buffer = _insert(buffer, line, top=bool(n % 2))
             pending.append((line, bool(n % 2)))
-            _save(fd, buffer, torn, rng)
+            slowest = max(slowest, _save(fd, buffer, torn, rng))
             landed = _same_file(fd, path)
         finally:
             os.close(fd)
@@ -311,9 +325,17 @@ def _run(procs: list[Any]) -> None:
 
 
 def _check_round(
-    vault: Path, page: Path, editor: dict[str, Any], calls: list[dict[str, Any]]
+    vault: Path,
+    page: Path,
+    editor: dict[str, Any],
+    calls: list[dict[str, Any]],
+    window: float | None = None,
 ) -> tuple[list[str], Counter[str]]:
-    """The problems of one round's page, and its counts."""
+    """The problems of one round's page, and its counts. ``window``: without a lease, how long
+    a page must have stood unmodified to be read (`backends.file.QUIET`, and
+    `SUSPICIOUS_QUIET` for an empty one): a save that really left the page incomplete that
+    long (its process not scheduled on a loaded machine) is past what that rule can tell from
+    a finished one, and a loss after it is counted apart, not as a problem."""
     problems: list[str] = []
     counts: Counter[str] = Counter()
     text = page.read_text()
@@ -326,10 +348,15 @@ def _check_round(
     missing = [x for x in editor["saved"] if lines.count(x) != 1]
     counts["human lines"] += len(editor["saved"])
     counts["human lines lost"] += len(missing)
-    if missing:
-        first = editor["lost"][0] if editor["lost"] else None
+    first = editor["lost"][0] if editor["lost"] else None
+    if missing and window is not None and first and first["slowest_save"] >= window:
+        counts["human lines lost past the no-lease window"] += len(missing)
+    elif missing:
         seen = f"; first seen gone at save {first['at_save']}: {first['gone'][:3]}" if first else ""
-        problems.append(f"{name}: {len(missing)} human line(s) lost, e.g. {missing[:3]}{seen}")
+        slowest = f" (slowest save so far {first['slowest_save']:.3f} s)" if first else ""
+        problems.append(
+            f"{name}: {len(missing)} human line(s) lost, e.g. {missing[:3]}{seen}{slowest}"
+        )
     counts["editor saves"] += editor["stats"].get("saves", 0)
     counts["editor saves displaced"] += editor["stats"].get("not_landed", 0)
     counts["editor reloads"] += editor["stats"].get("reloads", 0)
@@ -403,9 +430,11 @@ def test_no_human_line_lost_to_agents_racing_a_slow_in_place_save(
     reports = [json.loads((tmp_path / f"agent-{who[1]}.json").read_text()) for who in agents]
     problems: list[str] = []
     counts: Counter[str] = Counter(rounds=ROUNDS)
+    leased = agents is not NO_LEASE
+    window = None if leased else file_backend.QUIET if torn else file_backend.SUSPICIOUS_QUIET
     for r, page in enumerate(pages):
         calls = [call for report in reports for call in report[r]]
-        found, n = _check_round(logseq_vault, page, editors[r], calls)
+        found, n = _check_round(logseq_vault, page, editors[r], calls, window)
         problems += found
         counts.update(n)
     leftovers = sorted(p.name for p in pages[0].parent.iterdir() if p.name.startswith("."))
