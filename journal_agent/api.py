@@ -253,19 +253,19 @@ class Query:
         dated_only: bool = False,
         listed: tuple[list[Stat], list[str]] | None = None,
     ) -> Summary:
-        """The status summary of the vault (cached while nothing changed, `summary.current`).
+        """The status summary of the vault (cached while nothing changed, `summary_current`).
         ``wait``: first for a build `stale` left to a process of its own (`rebuild.warm_up`),
         rather than build the same in parallel; ``dated_only``: the caller reads only the topics
         that have a dated mention (`stale`, the projection), which, where the summary must be
         rebuilt, come from the journal pages and page heads (`firstpass`: a `Summary.partial`
-        one), the rebuild left to a process of its own; ``listed``: `summary.current`'s."""
-        from . import summary
+        one), the rebuild left to a process of its own; ``listed``: `summary_current.current`'s."""
+        from . import summary_current
 
         if wait and self.use_cache:
             from .rebuild import wait_for_build
 
             wait_for_build(self.vault)
-        return summary.current(
+        return summary_current.current(
             self.vault,
             use_cache=self.use_cache,
             exclude=self._excluded(),

@@ -9,7 +9,7 @@ check, with the standard library's cheapest parts only: the settings files uncha
 summary was written (their stats, kept in its guard, from which the settings, the page rules
 and the default window follow), then every page file's stat (`walk.stamp`) unless a running
 `watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`).
-When only page files changed, the library brings the summary up to date (`summary.current`:
+When only page files changed, the library brings the summary up to date (`summary_current.current`:
 patched or rebuilt, as `cli` would) and this module prints it, without `cli`'s argument parser
 and topic objects. Anything else, and any doubt, goes to `cli.main`, which answers everything: a
 cache that is missing or written by another version, changed settings, an option it does not
@@ -73,7 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = False) -> int | None:
     """Print the answer of a warm status query and return its exit code; None (nothing printed)
     when `cli` must answer (``seen``: gets what was read of a vault that changed). ``refresh``:
-    the summary brought up to date from what ``seen`` holds, by the library (`summary.current`,
+    the summary brought up to date from what ``seen`` holds, by the library (`summary_current`,
     as `cli` would, without its parser and its topic objects)."""
     query = parse(words)
     if query is None:
@@ -101,7 +101,7 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
 
 
 def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
-    """The summary of the vault at ``raw`` brought up to date (`summary.current`) from what the
+    """The summary of the vault at ``raw`` brought up to date (`summary_current`) from what the
     warm path just read of it (``dated_only``: see `api.Query.summary`); None on any error
     (`cli` says what is wrong)."""
     from .api import Query
@@ -206,7 +206,7 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
 def watched(summary: Summary) -> bool:
     """Whether a running watcher vouches for the summary (`watchstamp`), its state folder where
     it was when the summary was written."""
-    from .summary import watch_holds
+    from .summary_current import watch_holds
     from .watchstamp import vouched_at
 
     watch = summary.guard.get("watch")

@@ -6,12 +6,13 @@ about a second on a five-year vault; this table is the graph reduced to a few in
 per mention, so a run whose files have not changed since the last one loads it (milliseconds)
 instead of the index and the graph. It is derived and deletable like the index: it is trusted
 only while the settings and every file's stat are exactly those it was built from
-(`walk.stamp`); `current` is that policy.
+(`walk.stamp`); `summary_current` is that policy.
 
 Lean on purpose: the warm path (`quick`) reads the summary without loading the library, so it is
 stored with `marshal` (plain lists, dicts and bytes) and this module imports the rest lazily.
 Beside the columns it keeps its *guard*: what the warm path checks instead of opening the vault
-(the settings files' stats, the fingerprint of the settings they gave, the walk's rules).
+(the settings files' stats, the fingerprint of the settings they gave, the walk's rules;
+`summary_current` makes it).
 """
 
 from __future__ import annotations
@@ -28,13 +29,12 @@ from .derived import status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
     from .derived import Status
     from .queries import Backlink, Graph, Topic
-    from .vault import PageFile, Vault
-    from .walk import Stat
+    from .vault import Vault
 
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
@@ -345,168 +345,11 @@ def _names(graph: Graph, listed: list[Topic]) -> tuple[dict[str, int], dict[str,
     return {key: i for key, i in names.items() if i >= 0}, spelled  # the rest: from the graph
 
 
-def current(
-    vault: Vault,
-    *,
-    use_cache: bool,
-    exclude: frozenset[str],
-    build: Callable[[tuple[list[PageFile], list[str]]], Graph],
-    instead: Callable[[list[PageFile], list[str]], Summary] | None = None,
-    listed: tuple[list[Stat], list[str]] | None = None,
-) -> Summary:
-    """The vault's summary: the one a running watcher keeps current; else the cached one while no
-    file's stat and no setting changed since it was built (its racily clean files' bytes too);
-    else the cached one patched for a few edited journal pages; else one built from ``build``
-    (the graph of the listed files) and cached, or, where it would be built and cached,
-    ``instead``'s (of the listed files, which then sees to the cache). ``listed``: the vault's
-    listing and its warnings, made just now (the watcher's own), instead of listing it."""
-    from .errors import JournalAgentError
-    from .index import _fingerprint, paused_gc, racy_digests, still_same
-    from .walk import stamp
-
-    fingerprint, excluded = _fingerprint(vault), repr(sorted(exclude))
-    if use_cache and listed is None and not _watcher_asked(vault):  # `watch` keeps it current
-        from .state import StateDir
-        from .watchstamp import trusted_stamp
-
-        try:
-            trusted = trusted_stamp(StateDir.of(vault.root), fingerprint)
-        except JournalAgentError:  # a state folder set wrongly: no watcher to trust
-            trusted = None
-        vouched = load(summary_path(vault), trusted) if trusted else None
-        if vouched is not None and trusted and trusted.endswith(excluded):
-            return vouched
-    warnings: list[str] = list(listed[1]) if listed else []
-    listing = listed[0] if listed else vault.listing(warnings)  # `PageFile`s only to build
-    key = stamp(fingerprint, listing) + excluded if use_cache else None
-    path = summary_path(vault)
-    kept = read(path) if key else None  # read once: a patch starts from it
-    cached = kept if kept is not None and kept.stamp == key else None
-    base = fingerprint + excluded
-    guard = _guard(vault, fingerprint, excluded, kept.guard if kept else {}) if key else {}
-    if cached is not None and still_same(vault, cached.racy):
-        settle = bool(cached.racy) and settled(listing, cached.racy)
-        if settle or cached.guard != guard:
-            if settle:  # checked once more, now out of the window: the stat suffices
-                cached.racy = {}
-            cached.guard = guard  # a settings file touched, its settings the same
-            save(path, cached)
-        return cached
-    racy = racy_digests(vault, listing) if key else {}
-    if key and cached is None:  # a few pages changed since: patch (summary_patch)
-        from .sidecar import Unreadable
-        from .summary_patch import refresh
-
-        try:
-            patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude)
-        except Unreadable:  # a side file that reads only in part: rebuilt
-            patched = None
-        if patched is not None:
-            return patched
-    from .vault import PageFile
-
-    files = list(map(PageFile._make, listing))
-    if key and instead is not None:
-        found = instead(files, warnings)
-        found.guard = guard  # what the warm path reads of the settings (the default window)
-        return found
-    with paused_gc():  # every object built here lives until the answer is printed
-        graph = build((files, warnings))
-        built = Summary.of(graph, key or "")
-        built.racy, built.guard = racy, guard
-        if key:
-            from .sidecar import remember
-
-            save(path, built)
-            remember(path, graph, built, listing, base)  # digested already (`walk.blocks`)
-    return built
-
-
-def _guard(vault: Vault, fingerprint: str, excluded: str, was: dict[str, Any]) -> dict[str, Any]:
-    """What the warm path (`quick`) checks instead of opening the vault: the stat of every file
-    and folder the settings come from (`flavors.SETTINGS_FILES`), and what those settings gave
-    (the fingerprint of the cache, the walk's rules, the default window, the excluded pages).
-    ``was``: the cached summary's, whose watcher's place is kept while what it depends on holds
-    (finding it anew reads the person's config file)."""
-    import sys
-
-    from . import __version__
-    from .flavors import SETTINGS_FILES
-    from .queries import DEFAULT_DAYS
-    from .walk import probe
-
-    root = os.path.realpath(vault.root)
-    return {
-        "root": root,
-        "version": __version__,
-        "python": list(sys.version_info[:2]),
-        "settings": probe(root, SETTINGS_FILES),
-        "fingerprint": fingerprint,
-        "exclude": excluded,
-        "extensions": list(vault.settings.extensions),
-        "hidden": list(vault.settings.hidden),
-        "days": vault.own_config.days or DEFAULT_DAYS,
-        "watch": was["watch"] if watch_holds(was.get("watch")) else _watch_guard(vault),
-    }
-
-
-def _watch_guard(vault: Vault) -> dict[str, Any] | None:
-    """Where the warm path finds what a running watcher vouches for (`watchstamp`): the state
-    folder, and what its place depends on (the environment, the person's config file)."""
-    from .errors import JournalAgentError
-    from .state import STATE_ENV, StateDir
-    from .userconfig import CONFIG_ENV, config_path
-    from .walk import probe
-
-    try:
-        folder = os.path.realpath(StateDir.of(vault.root).path)
-        config = probe("", (str(config_path()),))[0]
-    except JournalAgentError:  # a config file in error: the CLI says so
-        return None
-    env = {k: os.environ.get(k) for k in (STATE_ENV, CONFIG_ENV, "XDG_CONFIG_HOME", "HOME")}
-    return {"folder": folder, "config": config, "env": env}
-
-
-def watch_holds(watch: dict[str, Any] | None) -> bool:
-    """Whether the place a `_watch_guard` found still holds: the environment and the person's
-    config file it depends on are as they were."""
-    from .walk import probe
-
-    if not watch or any(os.environ.get(k) != v for k, v in watch["env"].items()):
-        return False
-    return probe("", (watch["config"][0],)) == [watch["config"]]
-
-
-def _watcher_asked(vault: Vault) -> bool:
-    """Whether the warm path that handed this process the vault's summary (`HANDED`) asked the
-    running watcher, if any, moments ago, where the summary's guard says it keeps its state
-    (`quick.watched`: while `watch_holds`); finding that place anew reads the person's config
-    file, with platformdirs. A watcher that vouched since is not needed: the stat of every file
-    is the check it saves."""
-    return (
-        HANDED is not None
-        and HANDED[0] == summary_path(vault)
-        and watch_holds(HANDED[1].guard.get("watch"))
-    )
-
-
 def summary_path(vault: Vault) -> str:
     """Where the summary of ``vault`` is cached (its side file beside it, `sidecar`)."""
     from .cachedir import cache_name
 
     return cache_name("index", os.path.realpath(vault.root), suffix=".summary")
-
-
-def settled(files: Sequence[Stat], racy: dict[str, bytes]) -> bool:
-    """Whether every racily clean file has left the racy window: its bytes, just found the
-    same, can no longer change without its stat changing (after a bulk copy or checkout every
-    file is racy, and each run would read them all again)."""
-    import time
-
-    from .index import RACY_NS
-
-    before = time.time_ns() - RACY_NS
-    return all(mtime <= before for rel, mtime, _, _ in files if rel in racy)
 
 
 #: The summary the warm path (`quick`) read moments ago in this process, handed on with the

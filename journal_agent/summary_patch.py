@@ -79,7 +79,7 @@ def refresh(
     exclude: frozenset[str] = frozenset(),
 ) -> Summary | None:
     """The cached summary (``old``, as read) patched for the pages changed since it was built,
-    saved with ``stamp`` (and the warm path's ``guard``, `summary.current`); None when a patch
+    saved with ``stamp`` (and the warm path's ``guard``, `summary_current`); None when a patch
     cannot be exact (the caller rebuilds). ``exclude``: the keys of the pages that are no
     topics (the settings')."""
     side = load_side(summary_path)

@@ -17,7 +17,8 @@ import pytest
 from journal_agent import sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph, by_recency
-from journal_agent.summary import Summary, current, read, summary_path
+from journal_agent.summary import Summary, read, summary_path
+from journal_agent.summary_current import current
 
 from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
@@ -471,7 +472,7 @@ def test_a_patch_keeps_the_watchers_place_while_what_it_finds_it_by_holds(
     """The summary's guard says where a running watcher keeps its state (the warm path looks
     there): a patch keeps the place the cached summary found while the environment and the
     person's config file it was found by hold, and finds it anew when they changed."""
-    from journal_agent.summary import _watch_guard
+    from journal_agent.summary_current import _watch_guard
 
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
@@ -697,12 +698,12 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     page = logseq_vault / "journals" / "2026_11_29.md"
     page.write_text("- looked at [[Grafana]]\n")
     path = str(index.cache_path(Query.of(logseq_vault, AS_OF, None, True).vault))
-    path = path.removesuffix(".facts") + ".summary"  # as `summary.current` names it
+    path = path.removesuffix(".facts") + ".summary"  # as `summary_current.current` names it
     cached(logseq_vault)
     first = summary.load(path, cached(logseq_vault).stamp)
     assert first is not None and "journals/2026_11_29.md" in first.racy
     later = time.time_ns() + index.RACY_NS + 1
-    monkeypatch.setattr(time, "time_ns", lambda: later)  # as `summary.settled` sees it
+    monkeypatch.setattr(time, "time_ns", lambda: later)  # as `summary_current.settled` sees it
     reads: list[str] = []
     real = index.still_same
 
@@ -710,7 +711,7 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
         reads.extend(digests)
         return real(vault, digests)
 
-    monkeypatch.setattr(index, "still_same", counted)  # `summary.current` imports it per call
+    monkeypatch.setattr(index, "still_same", counted)  # `summary_current` imports it per call
     settled = cached(logseq_vault)
     assert settled.racy == {} and "journals/2026_11_29.md" in reads
     reads.clear()
