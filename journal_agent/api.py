@@ -10,16 +10,16 @@ import datetime as dt
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from .derived import thread_object
 from .errors import BadArgument, UnsafePath, os_error, translated
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
+from .records import Record
 from .registry import Page, load_registry
 from .vault import PageFile, Vault, open_vault
 
@@ -53,15 +53,22 @@ def parse_day(value: str | dt.date | None) -> dt.date:
         raise BadArgument(f"date {value!r} is not a day in the form YYYY-MM-DD") from exc
 
 
-@dataclass
-class PagesResult:
+class PagesResult(Record):
     """Every page of a vault an agent may link, and what could not be read. ``links``: where
     notes share a name (Obsidian), by path, the link text that opens each one from today's
     journal page (``[[Work/Meeting]]``); a page absent from it is linked by its title."""
 
-    pages: list[Page]
-    warnings: list[str] = field(default_factory=list)
-    links: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("pages", "warnings", "links")
+
+    def __init__(
+        self,
+        pages: list[Page],
+        warnings: list[str] | None = None,
+        links: dict[str, str] | None = None,
+    ) -> None:
+        self.pages = pages
+        self.warnings = [] if warnings is None else warnings
+        self.links = {} if links is None else links
 
     def to_json(self) -> dict[str, Any]:
         return {"pages": [self._entry(p) for p in self.pages]}
@@ -89,12 +96,18 @@ def pages(*, vault: VaultArg = None, search: str | None = None, limit: int = 20)
     return PagesResult(listed, warnings, links)
 
 
-@dataclass
-class LintResult:
+class LintResult(Record):
     """What would stop each bullet from being appended (the guard's verdict, nothing written)."""
 
-    problems: list[Problem]
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("problems", "warnings")
+
+    def __init__(
+        self,
+        problems: list[Problem],
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.problems = problems
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         return {"problems": [p.to_json() for p in self.problems]}
@@ -117,23 +130,48 @@ def lint(bullets: Sequence[str] | str, *, vault: VaultArg = None) -> LintResult:
     return LintResult(problems, known.warnings)
 
 
-@dataclass
-class VaultInfo:
+class VaultInfo(Record):
     """What journal-agent makes of a vault's layout and settings."""
 
-    root: str
-    flavor: str
-    journal_folder: str
-    journal_file_format: str
-    journal_title_format: str | None
-    date: str
-    journal_page: str
-    journal_title: str
-    journal_exists: bool
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = (
+        "root",
+        "flavor",
+        "journal_folder",
+        "journal_file_format",
+        "journal_title_format",
+        "date",
+        "journal_page",
+        "journal_title",
+        "journal_exists",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        root: str,
+        flavor: str,
+        journal_folder: str,
+        journal_file_format: str,
+        journal_title_format: str | None,
+        date: str,
+        journal_page: str,
+        journal_title: str,
+        journal_exists: bool,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.root = root
+        self.flavor = flavor
+        self.journal_folder = journal_folder
+        self.journal_file_format = journal_file_format
+        self.journal_title_format = journal_title_format
+        self.date = date
+        self.journal_page = journal_page
+        self.journal_title = journal_title
+        self.journal_exists = journal_exists
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
-        data = dict(self.__dict__)
+        data = self._asdict()
         data.pop("warnings")
         return data
 
@@ -205,8 +243,7 @@ def append(
 # -- the read path --------------------------------------------------------------------------------
 
 
-@dataclass
-class Query:
+class Query(NamedTuple):
     """The common arguments of every query: the vault, the day, the window, the cache."""
 
     vault: Vault
@@ -297,15 +334,24 @@ class Query:
         return TimelineResult(found, topic_timeline(found, self.as_of), list(graph.index.warnings))
 
 
-@dataclass
-class TopicsResult:
+class TopicsResult(Record):
     """Topics with their derived status (``topics``, ``stale``)."""
 
-    as_of: dt.date
-    days: int
-    topics: list[Topic]
-    key: str = "topics"
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("as_of", "days", "topics", "key", "warnings")
+
+    def __init__(
+        self,
+        as_of: dt.date,
+        days: int,
+        topics: list[Topic],
+        key: str = "topics",
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.as_of = as_of
+        self.days = days
+        self.topics = topics
+        self.key = key
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         if self.key == "threads":
@@ -378,13 +424,20 @@ def status(
     return found
 
 
-@dataclass
-class TimelineResult:
+class TimelineResult(Record):
     """A topic's backlinks, newest first."""
 
-    topic: Topic
-    entries: list[Backlink]
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("topic", "entries", "warnings")
+
+    def __init__(
+        self,
+        topic: Topic,
+        entries: list[Backlink],
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.entries = entries
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -446,14 +499,22 @@ def _write_atomic(target: Path, data: bytes) -> None:
         raise os_error(exc, target, "write the timeline page") from exc
 
 
-@dataclass
-class RelatedResult:
+class RelatedResult(Record):
     """Topics co-mentioned with one topic, and the clusters of topics that move together."""
 
-    topic: Topic | None
-    related: list[tuple[Topic, float]]
-    clusters: list[list[Topic]]
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("topic", "related", "clusters", "warnings")
+
+    def __init__(
+        self,
+        topic: Topic | None,
+        related: list[tuple[Topic, float]],
+        clusters: list[list[Topic]],
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.related = related
+        self.clusters = clusters
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {}

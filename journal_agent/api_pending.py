@@ -7,12 +7,12 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .api import VaultArg, _vault, parse_day
 from .errors import BadArgument, JournalAgentError
+from .records import Record
 from .vault import Vault, open_vault
 
 if TYPE_CHECKING:
@@ -21,14 +21,22 @@ if TYPE_CHECKING:
     from .writer import BulletKind
 
 
-@dataclass
-class NoteResult:
+class NoteResult(Record):
     """What `note` did with each bullet: written, already written, or pending (and why)."""
 
-    items: list[Pending]
-    report: FlushReport | None
-    new: set[str] = field(default_factory=set)  # ids recorded by this call
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("items", "report", "new", "warnings")
+
+    def __init__(
+        self,
+        items: list[Pending],
+        report: FlushReport | None,
+        new: set[str] | None = None,  # ids recorded by this call
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.items = items
+        self.report = report
+        self.new = set() if new is None else new
+        self.warnings = [] if warnings is None else warnings
 
     def state(self, item: Pending) -> tuple[str, Pending, dt.date | None]:
         """``item``'s state (written, already written, pending, recorded before), the item as
@@ -104,14 +112,22 @@ def note(
     return NoteResult(items, report, {i.id for i in new}, warnings)
 
 
-@dataclass
-class PendingResult:
+class PendingResult(Record):
     """The pending bullets (and, after a flush, drop or fix, what was done)."""
 
-    pending: list[Pending]
-    report: FlushReport | None = None
-    dropped: list[Pending] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("pending", "report", "dropped", "warnings")
+
+    def __init__(
+        self,
+        pending: list[Pending],
+        report: FlushReport | None = None,
+        dropped: list[Pending] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.pending = pending
+        self.report = report
+        self.dropped = [] if dropped is None else dropped
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         done = self.report.to_json() if self.report else {"written": [], "duplicates": []}
@@ -219,8 +235,7 @@ def install_hooks(
     return install(found, path, print_only=print_only)
 
 
-@dataclass
-class BundleResult:
+class BundleResult(NamedTuple):
     """The files of a host's bundle written into a folder."""
 
     host: str

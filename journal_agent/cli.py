@@ -15,8 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from . import __version__
 from .errors import BadArgument, JournalAgentError
@@ -30,20 +29,18 @@ STARTED = time.monotonic()  # a hook's budget counts from here, not from its fir
 Text = Callable[[dict[str, Any]], str]
 
 
-@dataclass(frozen=True)
-class Arg:
+class Arg(NamedTuple):
     """One argument of a command, as `argparse.ArgumentParser.add_argument` takes it."""
 
     flags: tuple[str, ...]
-    options: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any]
 
 
 def arg(*flags: str, **options: Any) -> Arg:
     return Arg(flags, options)
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A command: its library call, text output, arguments and example; help is the docstring."""
 
     name: str
@@ -305,8 +302,9 @@ class _Parser(argparse.ArgumentParser):
         raise BadArgument(f"{message} (see {self.prog} --help)")
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command-line parser, built from `COMMANDS`."""
+def parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command-line parser, built from `COMMANDS`; ``only``: with that command alone (what
+    one run parses: the other two dozen cost a hook a few milliseconds)."""
     examples = "\n".join(f"  {c.example}" for c in COMMANDS.values())
     top = _Parser(
         prog=PROG,
@@ -319,7 +317,7 @@ def parser() -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument("--vault", metavar="PATH", help="the vault (default: $JOURNAL_AGENT_VAULT)")
     common.add_argument("--json", action="store_true", help="machine-readable output")
-    for cmd in COMMANDS.values():
+    for cmd in [COMMANDS[only]] if only in COMMANDS else COMMANDS.values():
         p = sub.add_parser(
             cmd.name,
             parents=[common],
@@ -343,9 +341,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     json_out = False
     try:
-        args = parser().parse_args(argv)
+        words = list(argv if argv is not None else sys.argv[1:])
+        args = parser(words[0] if words else None).parse_args(words)
         json_out = args.json
-        _check_arguments(argv if argv is not None else sys.argv[1:])
+        _check_arguments(words)
         result = COMMANDS[args.command].run(args)
         return _print(result, COMMANDS[args.command].text, json_out)
     except KeyboardInterrupt:

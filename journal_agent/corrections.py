@@ -24,18 +24,17 @@ Only the default owner header (``"<agent> log"``) is recognised. Nothing is writ
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from .errors import BadArgument, JournalAgentError, UnreadablePage
 from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
 from .owned import owned_blocks, owner_header
+from .records import Record
 from .state import StateDir
 from .vault import Vault
 
@@ -53,8 +52,7 @@ _BAK_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}(?:\.\d+)?)Z")
 _SLACK_NS = 2_000_000_000
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One written bullet that is no longer where and as it was written."""
 
     kind: Kind
@@ -103,17 +101,27 @@ class Finding:
         return f"deleted from {self.page}: {self.text!r}"
 
 
-@dataclass
-class AuditResult:
+class AuditResult(Record):
     """What people did to the agents' bullets: the findings, oldest write first, and how many
     written bullets were checked and found as written."""
 
-    agent: str | None
-    since: str | None
-    checked: int = 0
-    intact: int = 0
-    findings: list[Finding] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("agent", "since", "checked", "intact", "findings", "warnings")
+
+    def __init__(
+        self,
+        agent: str | None,
+        since: str | None,
+        checked: int = 0,
+        intact: int = 0,
+        findings: list[Finding] | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.since = since
+        self.checked = checked
+        self.intact = intact
+        self.findings = [] if findings is None else findings
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -213,7 +221,7 @@ def audit_entries(
                 continue
             found.append(_explain(vault, e, has_block, moved.get((e.page, e.hash)), backups))
     found = [
-        dataclasses.replace(f, seen=o.seen) if (o := seen.get((f.page, text_hash(f.text)))) else f
+        f._replace(seen=o.seen) if (o := seen.get((f.page, text_hash(f.text)))) else f
         for f in found
     ]
     found.sort(key=lambda f: (f.written, f.page, f.text, f.kind))

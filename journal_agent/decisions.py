@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import UnreadablePage
 from .outline import Outline
 from .queries import Backlink, Topic
+from .records import Record
 from .vault import Vault
 
 DECISION_TEXT = re.compile(
@@ -46,8 +46,7 @@ def is_decision(text: str) -> bool:
     return DECISION_TEXT.search(text.strip()) is not None
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """One decision bullet about a topic, with the bullets written under it."""
 
     date: dt.date | None  # the journal day; None on a page that is not a journal
@@ -70,13 +69,20 @@ class Decision:
         }
 
 
-@dataclass
-class WhyResult:
+class WhyResult(Record):
     """The decisions about one topic, newest first (dated ones, then undated)."""
 
-    topic: Topic
-    decisions: list[Decision]
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("topic", "decisions", "warnings")
+
+    def __init__(
+        self,
+        topic: Topic,
+        decisions: list[Decision],
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.topic = topic
+        self.decisions = decisions
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         last = self.topic.last

@@ -27,9 +27,8 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
@@ -80,8 +79,7 @@ def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
 _OUTER_SPACE = re.compile(r"\A\s+|\s+\Z|\s+(?=\x00)|(?<=\x00)\s+")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The settings of one vault that journal-agent needs, already defaulted and validated."""
 
     journal_dir: str  # relative folder of journal pages ("" = vault root)

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .errors import BadAgentName, BulletsRefused, short
+from .records import Record
 from .registry import PageRegistry
 from .scanner import Ref, Syntax, code_spans, inline_refs, ref_label
 
@@ -47,15 +47,24 @@ ProblemKind = Literal[
 ]
 
 
-@dataclass
-class Problem:
+class Problem(Record):
     """One reason a bullet cannot be written as it is."""
 
-    bullet: str  # the bullet, cut short (see `shorten`) when it is over the length limit
-    kind: ProblemKind
-    message: str
-    name: str | None = None  # the offending page name or block id
-    suggestions: list[str] = field(default_factory=list)
+    __slots__ = ("bullet", "kind", "message", "name", "suggestions")
+
+    def __init__(
+        self,
+        bullet: str,  # the bullet, cut short (see `shorten`) when it is over the length limit
+        kind: ProblemKind,
+        message: str,
+        name: str | None = None,  # the offending page name or block id
+        suggestions: list[str] | None = None,
+    ) -> None:
+        self.bullet = bullet
+        self.kind = kind
+        self.message = message
+        self.name = name
+        self.suggestions = [] if suggestions is None else suggestions
 
     def to_json(self) -> dict[str, Any]:
         """The contract's problem object (plus the message that explains it)."""

@@ -22,7 +22,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +37,7 @@ from .facts import (
     facts_from,
     page_facts,
 )
+from .records import Record
 from .vault import PageFile, Vault
 
 if TYPE_CHECKING:
@@ -51,14 +51,22 @@ CACHE_FORMAT = 5  # bump when PageFacts, its encoding or the scan rules change
 # the cache
 
 
-@dataclass
-class Index:
+class Index(Record):
     """Every page file of a vault with its facts; unreadable files are in ``warnings``."""
 
-    vault: Vault
-    files: dict[str, PageFacts]
-    warnings: list[str] = field(default_factory=list)
-    rescanned: int = 0  # how many files this load had to read (0 on a fully warm run)
+    __slots__ = ("vault", "files", "warnings", "rescanned")
+
+    def __init__(
+        self,
+        vault: Vault,
+        files: dict[str, PageFacts],
+        warnings: list[str] | None = None,
+        rescanned: int = 0,  # how many files this load had to read (0 on a fully warm run)
+    ) -> None:
+        self.vault = vault
+        self.files = files
+        self.warnings = [] if warnings is None else warnings
+        self.rescanned = rescanned
 
 
 def cache_path(vault: Vault) -> Path:
@@ -105,7 +113,7 @@ def _fingerprint(vault: Vault) -> str:
     from . import __version__
 
     settings = {
-        k: sorted(v) if isinstance(v, frozenset) else v for k, v in vars(vault.settings).items()
+        k: sorted(v) if isinstance(v, frozenset) else v for k, v in vault.settings._asdict().items()
     }
     parts = (
         CACHE_FORMAT,

@@ -17,9 +17,9 @@ import json
 import os
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import NamedTuple
 
 from .digests import sha256
 from .errors import os_error
@@ -34,8 +34,7 @@ def text_hash(text: str) -> str:
     return sha256(norm.encode("utf-8")).hexdigest()[:32]
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One bullet an agent wrote."""
 
     page: str  # vault-relative path of the journal page
@@ -117,7 +116,7 @@ class LedgerWriter:
         """Append entries in one write (O_APPEND: concurrent writers never interleave a line)."""
         if not entries:
             return
-        payload = "".join(json.dumps(asdict(e), ensure_ascii=False) + "\n" for e in entries)
+        payload = "".join(json.dumps(e._asdict(), ensure_ascii=False) + "\n" for e in entries)
         try:
             size = os.fstat(self.fd).st_size
             if size and os.pread(self.fd, 1, size - 1) != b"\n":

@@ -25,9 +25,8 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import JournalAgentError
 from .hosts import HookCall, Host, host_named
@@ -41,6 +40,7 @@ from .pending import (
     record,
     render,
 )
+from .records import Record
 from .transcript import Message, assistant_messages, journal_bullets, last_assistant_message
 from .vault import Vault, configured_root, open_vault
 
@@ -54,21 +54,27 @@ PROTOCOL = (
 )
 
 
-@dataclass
-class HookResult:
+class HookResult(Record):
     """What a hook prints (``stdout``, in the host's form), its one-line notes for stderr, and
     its exit code (1 only when bullets could not be recorded anywhere)."""
 
-    stdout: str
-    warnings: list[str] = field(default_factory=list)
-    exit_code: int = 0
+    __slots__ = ("stdout", "warnings", "exit_code")
+
+    def __init__(
+        self,
+        stdout: str,
+        warnings: list[str] | None = None,
+        exit_code: int = 0,
+    ) -> None:
+        self.stdout = stdout
+        self.warnings = [] if warnings is None else warnings
+        self.exit_code = exit_code
 
     def to_json(self) -> dict[str, Any]:
         return {"stdout": self.stdout, "notes": self.warnings}
 
 
-@dataclass
-class _Run:
+class _Run(NamedTuple):
     """One hook run: the host, its call, the vault argument, the agent, when it started."""
 
     host: Host

@@ -7,10 +7,10 @@ decoded file, so that a writer can insert lines byte-exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from .errors import UnreadablePage
+from .records import Record
 
 Syntax = Literal["logseq", "wiki"]
 RefKind = Literal["link", "tag", "labeled", "embed", "property", "markdown", "block"]
@@ -51,45 +51,105 @@ class Ref(NamedTuple):
     end: int = 0
 
 
-@dataclass(slots=True)
-class Block:
+class Block(Record):
     """One block of an outline: a bullet, a top-level heading, or the page's leading text."""
 
-    line: int  # first line (0-based)
-    end: int  # one past the last line of this block's own text (children excluded)
-    #: Logseq's level: 1 + indent width for a bullet (mldoc's level), 1 for a heading without a
-    #: bullet however indented (the graph parser's); it decides the block's parent.
-    level: int
-    depth: int  # depth in the tree: 0 for a top-level block
-    parent: int  # index of the parent block in `Outline.blocks`, -1 at top level
-    kind: Literal["bullet", "heading", "preamble"]
-    text: str  # the first line after the bullet marker, task marker included
-    marker: str | None = None  # Logseq task marker (TODO, DONE, ...) if any
-    properties: dict[str, str] = field(default_factory=dict)
-    refs: list[Ref] = field(default_factory=list)
-    subtree_end: int = -1  # one past the last line of the block and all its descendants
-    priority: str | None = None  # Logseq priority letter of ``[#A]``, if any
-    tags: tuple[str, ...] = ()  # org-mode headline tags (``* Title :a:b:``)
-    #: The parent Logseq shows the block under (`Builder`), where it is not ``parent`` (-2:
-    #: it is): after the indentation outdents to a level no open block has.
-    shown_parent: int = -2
+    __slots__ = (
+        "line",
+        "end",
+        "level",
+        "depth",
+        "parent",
+        "kind",
+        "text",
+        "marker",
+        "properties",
+        "refs",
+        "subtree_end",
+        "priority",
+        "tags",
+        "shown_parent",
+    )
+
+    def __init__(
+        self,
+        line: int,  # first line (0-based)
+        end: int,  # one past the last line of this block's own text (children excluded)
+        #: Logseq's level: 1 + indent width for a bullet (mldoc's level), 1 for a heading
+        #: without a bullet however indented (the graph parser's); it decides the block's parent.
+        level: int,
+        depth: int,  # depth in the tree: 0 for a top-level block
+        parent: int,  # index of the parent block in `Outline.blocks`, -1 at top level
+        kind: Literal["bullet", "heading", "preamble"],
+        text: str,  # the first line after the bullet marker, task marker included
+        marker: str | None = None,  # Logseq task marker (TODO, DONE, ...) if any
+        properties: dict[str, str] | None = None,
+        refs: list[Ref] | None = None,
+        subtree_end: int = -1,  # one past the last line of the block and all its descendants
+        priority: str | None = None,  # Logseq priority letter of ``[#A]``, if any
+        tags: tuple[str, ...] = (),  # org-mode headline tags (``* Title :a:b:``)
+        #: The parent Logseq shows the block under (`Builder`), where it is not ``parent``
+        #: (-2: it is): after the indentation outdents to a level no open block has.
+        shown_parent: int = -2,
+    ) -> None:
+        self.line = line
+        self.end = end
+        self.level = level
+        self.depth = depth
+        self.parent = parent
+        self.kind = kind
+        self.text = text
+        self.marker = marker
+        self.properties = {} if properties is None else properties
+        self.refs = [] if refs is None else refs
+        self.subtree_end = subtree_end
+        self.priority = priority
+        self.tags = tags
+        self.shown_parent = shown_parent
 
 
-@dataclass(slots=True)
-class Outline:
+class Outline(Record):
     """The scan of one page file."""
 
-    text: str  # decoded text without BOM; ``text.split("\\n")`` are the file's lines
-    blocks: list[Block]
-    page_properties: dict[str, Any]  # Logseq first-block properties or YAML front matter
-    page_refs: list[Ref]  # references made by the page properties
-    bom: bool = False
-    newline: str = "\n"  # the file's line ending: "\n" or "\r\n"
-    final_newline: bool = True
-    indent_unit: str | None = None  # the indentation of the first nested bullet, if any
-    warnings: list[str] = field(default_factory=list)
-    open_fence: int = -1  # the line of a code fence still open at the end of the page
-    regrouped: bool = False  # some block's shown parent is not its parent (`Builder`)
+    __slots__ = (
+        "text",
+        "blocks",
+        "page_properties",
+        "page_refs",
+        "bom",
+        "newline",
+        "final_newline",
+        "indent_unit",
+        "warnings",
+        "open_fence",
+        "regrouped",
+    )
+
+    def __init__(
+        self,
+        text: str,  # decoded text without BOM; ``text.split("\\n")`` are the file's lines
+        blocks: list[Block],
+        page_properties: dict[str, Any],  # Logseq first-block properties or YAML front matter
+        page_refs: list[Ref],  # references made by the page properties
+        bom: bool = False,
+        newline: str = "\n",  # the file's line ending: "\n" or "\r\n"
+        final_newline: bool = True,
+        indent_unit: str | None = None,  # the indentation of the first nested bullet, if any
+        warnings: list[str] | None = None,
+        open_fence: int = -1,  # the line of a code fence still open at the end of the page
+        regrouped: bool = False,  # some block's shown parent is not its parent (`Builder`)
+    ) -> None:
+        self.text = text
+        self.blocks = blocks
+        self.page_properties = page_properties
+        self.page_refs = page_refs
+        self.bom = bom
+        self.newline = newline
+        self.final_newline = final_newline
+        self.indent_unit = indent_unit
+        self.warnings = [] if warnings is None else warnings
+        self.open_fence = open_fence
+        self.regrouped = regrouped
 
     def refs(self) -> list[Ref]:
         """Every reference on the page: page properties first, then blocks in order."""

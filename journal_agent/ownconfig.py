@@ -21,9 +21,8 @@ bad one is refused with its name and the file (`ConfigError`).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 from .files import read_text
@@ -32,8 +31,7 @@ OWN_CONFIG = ".journal-agent.toml"
 MAX_DAYS = 36500
 
 
-@dataclass(frozen=True)
-class OwnConfig:
+class OwnConfig(NamedTuple):
     """The validated settings of a vault's ``.journal-agent.toml`` (defaults when absent)."""
 
     present: bool = False

@@ -36,13 +36,13 @@ import os
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .digests import sha256
 from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, short
 from .ledger import Ledger, now_utc, text_hash
+from .records import Record
 from .state import STATE_ENV, StateDir, vault_slug
 
 if TYPE_CHECKING:
@@ -58,8 +58,7 @@ _ID = re.compile(r"[0-9a-f]{16}")
 _TMP_AGE = 60.0  # seconds after which a temporary file is a dead process's leftover
 
 
-@dataclass(frozen=True)
-class Pending:
+class Pending(NamedTuple):
     """One bullet handed over and not written yet."""
 
     id: str
@@ -153,7 +152,7 @@ class PendingStore:
             if self._resolved(item.id):  # an earlier copy was resolved meanwhile
                 self.state.remove(f"{item.id}.json", sub=SUB)
                 continue
-            new.append(replace(item, where=self.where))
+            new.append(item._replace(where=self.where))
         return new
 
     def items(self) -> list[Pending]:
@@ -195,7 +194,7 @@ class PendingStore:
             self.state.replace(f"{item.id}.why", data, sub=SUB)
         except JournalAgentError:
             pass
-        return replace(item, reason=reason, tried=tried)
+        return item._replace(reason=reason, tried=tried)
 
     def resolve(self, item: Pending, how: str) -> None:
         """``item`` is done with (``how``: written, already written, fixed, dropped, moved): its
@@ -242,7 +241,7 @@ class PendingStore:
         if has_why:
             try:
                 why = json.loads(self.state.read(f"{item_id}.why", sub=SUB))
-                item = replace(item, reason=str(why["reason"]), tried=why.get("tried"))
+                item = item._replace(reason=str(why["reason"]), tried=why.get("tried"))
             except (ValueError, KeyError, TypeError, JournalAgentError):
                 pass
         return item
@@ -326,16 +325,26 @@ def sweep(vault: Vault, store: PendingStore) -> int:
 # -- the flush ---------------------------------------------------------------------------------
 
 
-@dataclass
-class FlushReport:
+class FlushReport(Record):
     """What a flush did with each pending bullet."""
 
-    written: list[Pending] = field(default_factory=list)
-    duplicates: list[Pending] = field(default_factory=list)  # on the page already
-    failed: list[Pending] = field(default_factory=list)  # tried and not written (``reason``)
-    untried: list[Pending] = field(default_factory=list)  # out of time before their turn
-    moved: dict[str, dt.date] = field(default_factory=dict)  # id → the day written, if not its own
-    busy: bool = False  # a page was busy (locked, being edited): worth trying again soon
+    __slots__ = ("written", "duplicates", "failed", "untried", "moved", "busy")
+
+    def __init__(
+        self,
+        written: list[Pending] | None = None,
+        duplicates: list[Pending] | None = None,  # on the page already
+        failed: list[Pending] | None = None,  # tried and not written (``reason``)
+        untried: list[Pending] | None = None,  # out of time before their turn
+        moved: dict[str, dt.date] | None = None,  # id → the day written, if not its own
+        busy: bool = False,  # a page was busy (locked, being edited): worth trying again soon
+    ) -> None:
+        self.written = [] if written is None else written
+        self.duplicates = [] if duplicates is None else duplicates
+        self.failed = [] if failed is None else failed
+        self.untried = [] if untried is None else untried
+        self.moved = {} if moved is None else moved
+        self.busy = busy
 
     @property
     def left(self) -> list[Pending]:

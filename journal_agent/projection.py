@@ -32,12 +32,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .corrections import Finding
 from .guide import HOW_TO
 from .queries import Topic
+from .records import Record
 from .scope import Scope
 from .summary import Summary
 
@@ -64,29 +64,53 @@ class PendingLike(Protocol):
     def reason(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class Frontier:
+class Frontier(NamedTuple):
     """The person's frontier page as read now: its title and lines (None if it is missing)."""
 
     title: str
     lines: tuple[str, ...] | None
 
 
-@dataclass
-class ContextResult:
+class ContextResult(Record):
     """The projection and what it holds: the Markdown, the scope it used, and per section how
     many items there were (``totals``) and how many it shows (``shown``)."""
 
-    markdown: str
-    as_of: dt.date
-    days: int
-    agent: str
-    budget: int
-    scope: Scope
-    totals: dict[str, int]
-    shown: dict[str, int]
-    active: list[str]  # the active threads named, in order
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = (
+        "markdown",
+        "as_of",
+        "days",
+        "agent",
+        "budget",
+        "scope",
+        "totals",
+        "shown",
+        "active",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        markdown: str,
+        as_of: dt.date,
+        days: int,
+        agent: str,
+        budget: int,
+        scope: Scope,
+        totals: dict[str, int],
+        shown: dict[str, int],
+        active: list[str],  # the active threads named, in order
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.markdown = markdown
+        self.as_of = as_of
+        self.days = days
+        self.agent = agent
+        self.budget = budget
+        self.scope = scope
+        self.totals = totals
+        self.shown = shown
+        self.active = active
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -103,8 +127,7 @@ class ContextResult:
         }
 
 
-@dataclass
-class Inputs:
+class Inputs(NamedTuple):
     """Everything a projection is made from (read by the caller, `api.context`)."""
 
     as_of: dt.date
@@ -124,8 +147,7 @@ class Inputs:
 FRONTIER, ACTIVE, RESOLVED, STALE, CORRECTIONS, PENDING, HOW = range(7)
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):
     """Lines the projection may show: which section, where in it (``rank``), in which pass
     (``tier``), and the piece it belongs under (a bullet under its thread), if any."""
 
@@ -137,8 +159,7 @@ class Piece:
     inline: bool = False  # one of a comma-separated list on the section's last line
 
 
-@dataclass
-class Section:
+class Section(NamedTuple):
     """A section's heading lines, its pieces, and the note for what it leaves out."""
 
     head: list[str]

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .derived import recency, status_object, status_of
 from .errors import AmbiguousPage, PageNotFound
 from .index import Index, paused_gc
+from .records import Record
 from .registry import Page, PageRegistry, build_registry
 
 if TYPE_CHECKING:
@@ -60,17 +60,28 @@ class Backlink(NamedTuple):
         }
 
 
-@dataclass
-class Topic:
+class Topic(Record):
     """A page and its backlinks, with its derived status as of a day."""
 
-    page: Page
-    backlinks: list[Backlink] = field(default_factory=list)
-    status: Status = "unmentioned"
-    last: Backlink | None = None  # the newest dated mention up to the as-of day
-    days_silent: int | None = None
-    mentions: int = 0  # dated mentions up to the as-of day (undated ones show in the timeline)
-    warnings: list[str] = field(default_factory=list)  # pages that could not be read
+    __slots__ = ("page", "backlinks", "status", "last", "days_silent", "mentions", "warnings")
+
+    def __init__(
+        self,
+        page: Page,
+        backlinks: list[Backlink] | None = None,
+        status: Status = "unmentioned",
+        last: Backlink | None = None,  # the newest dated mention up to the as-of day
+        days_silent: int | None = None,
+        mentions: int = 0,  # dated mentions up to the as-of day (undated ones show in the timeline)
+        warnings: list[str] | None = None,  # pages that could not be read
+    ) -> None:
+        self.page = page
+        self.backlinks = [] if backlinks is None else backlinks
+        self.status = status
+        self.last = last
+        self.days_silent = days_silent
+        self.mentions = mentions
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         """The contract's status object."""

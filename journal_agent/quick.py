@@ -3,7 +3,7 @@ without loading the library. The console script's entry.
 
 On a vault whose files did not change since the last query, the answer is milliseconds of work
 on the cached summary (`summary`); what costs is starting: importing the argument parser,
-dataclasses, typing and the settings readers takes longer than listing every page file. So for
+typing and the settings readers takes longer than listing every page file. So for
 those three commands, written in the plain forms below, this module checks what `cli` would
 check, with the standard library's cheapest parts only: the settings files unchanged since the
 summary was written (their stats, kept in its guard, from which the settings, the page rules

@@ -26,12 +26,12 @@ import datetime as dt
 import functools
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BadPageName, UnreadablePage
 from .facts import PageFacts, tombstone_of
 from .flavors import KEYS_KEPT, Flavor
+from .records import Record
 from .vault import Vault
 
 if TYPE_CHECKING:
@@ -43,17 +43,27 @@ if TYPE_CHECKING:
 PageOrigin = Literal["file", "reference", "alias", "builtin", "meta"]
 
 
-@dataclass
-class Page:
+class Page(Record):
     """One page: its title, file (None for a page that exists without one), aliases, its day if
     it is a journal page, and why it exists."""
 
-    title: str
-    path: str | None
-    aliases: list[str] = field(default_factory=list)
-    date: dt.date | None = None
-    superseded_by: str | None = None  # a human-set tombstone: ``superseded-by:: [[New]]``
-    origin: PageOrigin = "file"
+    __slots__ = ("title", "path", "aliases", "date", "superseded_by", "origin")
+
+    def __init__(
+        self,
+        title: str,
+        path: str | None,
+        aliases: list[str] | None = None,
+        date: dt.date | None = None,
+        superseded_by: str | None = None,  # a human-set tombstone: ``superseded-by:: [[New]]``
+        origin: PageOrigin = "file",
+    ) -> None:
+        self.title = title
+        self.path = path
+        self.aliases = [] if aliases is None else aliases
+        self.date = date
+        self.superseded_by = superseded_by
+        self.origin = origin
 
     def to_json(self) -> dict[str, Any]:
         """The contract's ``pages`` entry."""

@@ -33,12 +33,12 @@ import os
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 from .files import read_text
+from .records import Record
 from .registry import page_key
 from .summary import Summary
 
@@ -50,8 +50,7 @@ RELATED_LIMIT = 12
 RELATED_MIN_WEIGHT = 0.5
 
 
-@dataclass(frozen=True)
-class ScopeRequest:
+class ScopeRequest(NamedTuple):
     """The scope as asked for: topic names, whether their related topics join, and from where
     (``"--topic"``, the scope file's path, or ``""`` for the whole vault)."""
 
@@ -151,15 +150,24 @@ def request(
     return ScopeRequest()
 
 
-@dataclass
-class Scope:
+class Scope(Record):
     """A scope resolved against one vault's summary: the topics in it (summary positions)."""
 
-    request: ScopeRequest
-    named: list[str] = field(default_factory=list)  # titles of the requested topics found
-    unknown: list[str] = field(default_factory=list)  # requested names that are no topic here
-    related: list[str] = field(default_factory=list)  # titles added as related, strongest first
-    members: frozenset[int] | None = None  # summary positions; None: the whole vault
+    __slots__ = ("request", "named", "unknown", "related", "members")
+
+    def __init__(
+        self,
+        request: ScopeRequest,
+        named: list[str] | None = None,  # titles of the requested topics found
+        unknown: list[str] | None = None,  # requested names that are no topic here
+        related: list[str] | None = None,  # titles added as related, strongest first
+        members: frozenset[int] | None = None,  # summary positions; None: the whole vault
+    ) -> None:
+        self.request = request
+        self.named = [] if named is None else named
+        self.unknown = [] if unknown is None else unknown
+        self.related = [] if related is None else related
+        self.members = members
 
     def to_json(self) -> dict[str, Any]:
         return {

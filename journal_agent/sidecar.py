@@ -17,7 +17,6 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from . import walk
@@ -25,6 +24,7 @@ from .cachedir import Base, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
+from .records import Record
 from .summary import FORMAT, Summary
 
 if TYPE_CHECKING:
@@ -158,34 +158,72 @@ def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
     return tuple(marshal.dumps(part) for part in split)
 
 
-@dataclass
-class Sidecar:
+class Sidecar(Record):
     """What patching a summary needs beyond the summary itself."""
 
-    base: str  # the settings and exclusions the summary was built for
-    stamp: str  # the summary it belongs to
-    #: every page file, in `Vault.page_files` order: the paths of each `walk.BLOCK` files
-    #: joined by NULs, so a patch compares only the blocks whose digest changed (`same_rels`)
-    #: and the whole list is split out only where it is used (`rels`)
-    rel_blocks: list[str]
-    stats: array[int]  # and its mtime_ns, size, inode, three numbers a file
-    blocks: list[bytes]  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
-    targets: Targets  # where each name as written lands
-    by_folder: bool
-    aliases: frozenset[str]  # the keys of every alias name (a title that is one is ambiguous)
-    #: topics without a file (they exist by being referenced, or are built in) -> the file
-    #: whose spelling titles them: the first, in listing order, that names them ("" if none)
-    titled: dict[int, str]
-    marked: frozenset[str]  # journal files with an alias, a title or a tombstone
-    meta: frozenset[str]  # the keys of every property key any file uses (each is a page)
-    heads: bytes  # `head` of every file, HEAD bytes each, in ``rels`` order
-    own: array[int]  # per file, the position of the topic it is (-1: none listed)
-    #: per file, its undated mentions: (position, count) pairs ``pairs[2*spans[n]:2*spans[n+1]]``
-    spans: array[int]
-    pairs: array[int]
-    #: the base file read (`load_side`): its token and fields
-    as_read: tuple[str, Base] | None = field(default=None, compare=False, repr=False)
-    _rels: list[str] | None = field(default=None, compare=False, repr=False)
+    __slots__ = (
+        "base",
+        "stamp",
+        "rel_blocks",
+        "stats",
+        "blocks",
+        "targets",
+        "by_folder",
+        "aliases",
+        "titled",
+        "marked",
+        "meta",
+        "heads",
+        "own",
+        "spans",
+        "pairs",
+        "as_read",
+        "_rels",
+    )
+
+    def __init__(
+        self,
+        base: str,  # the settings and exclusions the summary was built for
+        stamp: str,  # the summary it belongs to
+        #: every page file, in `Vault.page_files` order: the paths of each `walk.BLOCK` files
+        #: joined by NULs, so a patch compares only the blocks whose digest changed
+        #: (`same_rels`), and the whole list is split out only where it is used (`rels`)
+        rel_blocks: list[str],
+        stats: array[int],  # and its mtime_ns, size, inode, three numbers a file
+        blocks: list[bytes],  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
+        targets: Targets,  # where each name as written lands
+        by_folder: bool,
+        aliases: frozenset[str],  # the keys of every alias name (a title that is one is ambiguous)
+        #: topics without a file (they exist by being referenced, or are built in) -> the file
+        #: whose spelling titles them: the first, in listing order, that names them ("" if none)
+        titled: dict[int, str],
+        marked: frozenset[str],  # journal files with an alias, a title or a tombstone
+        meta: frozenset[str],  # the keys of every property key any file uses (each is a page)
+        heads: bytes,  # `head` of every file, HEAD bytes each, in ``rels`` order
+        own: array[int],  # per file, the position of the topic it is (-1: none listed)
+        #: per file, its undated mentions: (position, count) pairs
+        #: ``pairs[2*spans[n]:2*spans[n+1]]``
+        spans: array[int],
+        pairs: array[int],
+        as_read: tuple[str, Base] | None = None,  # the base file read (`load_side`)
+    ) -> None:
+        self.base = base
+        self.stamp = stamp
+        self.rel_blocks = rel_blocks
+        self.stats = stats
+        self.blocks = blocks
+        self.targets = targets
+        self.by_folder = by_folder
+        self.aliases = aliases
+        self.titled = titled
+        self.marked = marked
+        self.meta = meta
+        self.heads = heads
+        self.own = own
+        self.spans = spans
+        self.pairs = pairs
+        self.as_read = as_read
+        self._rels: list[str] | None = None
 
     @property
     def rels(self) -> list[str]:
@@ -388,7 +426,7 @@ _ARRAYS = {"stats": "Q", "own": "i", "spans": "i", "pairs": "i"}
 
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
-    fields = dict(vars(side))
+    fields = side._asdict()
     read, rels = fields.pop("as_read"), fields.pop("_rels")
     was: Base = read[1] if read else {}
     if rels is not None:  # split out, and maybe changed (`relist`)
@@ -450,7 +488,7 @@ def _complete(side: Sidecar) -> bool:
         "as_read": type(None),
         "_rels": type(None),
     }
-    fields = vars(side)
+    fields = side._asdict()
     return (
         fields.keys() == kinds.keys()
         and all(isinstance(fields[k], t) for k, t in kinds.items())

@@ -28,9 +28,8 @@ import datetime as dt
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import StorageError, UnsafePath
 from .files import read_file
@@ -42,8 +41,7 @@ _MARKER = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
 _NEEDLE = re.compile(rb"(?i)(?:`{3,}|~{3,})[ \t]*journal")  # a line worth parsing
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     """One assistant message: its text and the local day it was written (None: unknown)."""
 
     text: str

@@ -42,14 +42,14 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
 from .ledger import Ledger, now_utc, text_hash
 from .owned import owned_blocks
+from .records import Record
 from .state import PageLock, StateDir
 from .vault import Vault
 from .walk import SKIP_DIRS, blocks, page_files, relisted
@@ -74,8 +74,7 @@ RELIST = "\0relist"  # a folder came, went, moved or changed its permissions: li
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 
-@dataclass(frozen=True)
-class Observation:
+class Observation(NamedTuple):
     """What watch saw happen to one agent bullet."""
 
     kind: str  # "deleted", "edited" or "lost" (dropped with other recent changes at once)
@@ -101,13 +100,22 @@ class Observation:
         return f"{self.page}: a person deleted {self.agent}'s bullet {self.text!r}"
 
 
-@dataclass
-class _Copy:
+class _Copy(Record):
     """A journal page as watch last saw it."""
 
-    lines: set[str]
-    agents: dict[str, dict[str, str]]  # agent -> {hash: text} of its bullets in its owned block
-    added: dict[str, float] = field(default_factory=dict)  # line -> when it first appeared
+    __slots__ = ("lines", "agents", "added")
+
+    def __init__(
+        self,
+        lines: set[str],
+        agents: dict[
+            str, dict[str, str]
+        ],  # agent -> {hash: text} of its bullets in its owned block
+        added: dict[str, float] | None = None,  # line -> when it first appeared
+    ) -> None:
+        self.lines = lines
+        self.agents = agents
+        self.added = {} if added is None else added
 
 
 def read_observations(state: StateDir) -> list[Observation]:
@@ -509,7 +517,7 @@ class Watcher:
             self.report(f"watch: {o.describe()}")
 
     def _append(self, found: list[Observation]) -> None:
-        payload = "".join(json.dumps(asdict(o), ensure_ascii=False) + "\n" for o in found)
+        payload = "".join(json.dumps(o._asdict(), ensure_ascii=False) + "\n" for o in found)
         try:
             fd = self.state.open(EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         except JournalAgentError as exc:

@@ -26,8 +26,7 @@ import random
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from .backends.base import Backend, Insertion, JournalPage, PageVersion
 from .errors import BadArgument, BulletsRefused, UnsafePage, WriteConflict
@@ -35,6 +34,7 @@ from .guard import check_header, lint, refusal, unlink
 from .index import Index
 from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
 from .owned import children_texts, owner_header
+from .records import Record
 from .registry import KnownPages
 from .state import PageLock, StateDir
 from .vault import Vault
@@ -47,16 +47,22 @@ ATTEMPTS = 20  # commits tried against a page that keeps changing, then give up
 _CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Bullet:
-    """A bullet to write: its text and kind (a decision or resolution gets a fixed prefix)."""
+class _Bullet(NamedTuple):
+    """`Bullet`'s fields: a `typing.NamedTuple` cannot check them as it is made."""
 
     text: str
     kind: BulletKind = "note"
 
-    def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise BadArgument(f"bullet kind {self.kind!r} is not one of {', '.join(KINDS)}")
+
+class Bullet(_Bullet):
+    """A bullet to write: its text and kind (a decision or resolution gets a fixed prefix)."""
+
+    __slots__ = ()
+
+    def __new__(cls, text: str, kind: BulletKind = "note") -> Bullet:
+        if kind not in KINDS:
+            raise BadArgument(f"bullet kind {kind!r} is not one of {', '.join(KINDS)}")
+        return super().__new__(cls, text, kind)
 
     def render(self) -> str:
         """The line as written: a decision or resolution starts with its prefix, spelled once."""
@@ -67,17 +73,27 @@ class Bullet:
         return prefix + text
 
 
-@dataclass
-class AppendResult:
+class AppendResult(Record):
     """What an append did: the contract's page, path, written and duplicates (``refused`` is
     filled in the refusal's own JSON, `BulletsRefused.to_json`: an append writes all or none)."""
 
-    page: str
-    path: str
-    written: list[str] = field(default_factory=list)
-    duplicates: list[str] = field(default_factory=list)
-    created: bool = False  # the journal page did not exist and was created from its template
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("page", "path", "written", "duplicates", "created", "warnings")
+
+    def __init__(
+        self,
+        page: str,
+        path: str,
+        written: list[str] | None = None,
+        duplicates: list[str] | None = None,
+        created: bool = False,  # the journal page did not exist and was created from its template
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.page = page
+        self.path = path
+        self.written = [] if written is None else written
+        self.duplicates = [] if duplicates is None else duplicates
+        self.created = created
+        self.warnings = [] if warnings is None else warnings
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -184,8 +200,7 @@ def _check(version: PageVersion) -> PageVersion:
     return version
 
 
-@dataclass
-class _Job:
+class _Job(NamedTuple):
     """One append: where, what, and until when."""
 
     vault: Vault

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -11,6 +13,7 @@ import pytest
 
 import journal_agent
 from journal_agent.cli import COMMANDS, main, parser
+from journal_agent.errors import JournalAgentError
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
 
@@ -156,6 +159,28 @@ def test_every_command_is_one_declaration_with_a_docstring_help() -> None:
     for name, cmd in COMMANDS.items():
         assert cmd.run.__doc__ and cmd.help == cmd.run.__doc__.strip().splitlines()[0], name
     assert parser().prog == "journal-agent"
+
+
+def test_the_parser_of_one_command_parses_as_the_whole() -> None:
+    """`main` builds only the command it runs: its help, its errors and what it parses are
+    those of the parser of every command."""
+    for name in COMMANDS:
+        for words in ([name, "--help"], [name, "--no-such-option"], [name]):
+            said = []
+            for built in (parser(), parser(name)):
+                out, err = io.StringIO(), io.StringIO()
+                with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                    try:
+                        got: object = vars(built.parse_args(words))
+                    except SystemExit as exc:  # help
+                        got = exc.code
+                    except JournalAgentError as exc:  # what the CLI says of bad arguments
+                        got = str(exc)
+                said.append((got, out.getvalue(), err.getvalue()))
+            assert said[0] == said[1], words
+    assert parser().parse_args(["related", "Atlas"]).command == "related"
+    with pytest.raises(JournalAgentError, match="invalid choice"):
+        parser("stale").parse_args(["related", "Atlas"])  # the one command alone
 
 
 def test_hook_commands_import_nothing_heavy() -> None:

@@ -218,6 +218,32 @@ def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) ->
     assert "_hashlib" not in loaded  # OpenSSL: `digests`
 
 
+@pytest.mark.parametrize("command", ["context", "append", "stale after an edit", "timeline"])
+def test_the_library_loads_without_dataclasses(logseq_vault: Path, command: str) -> None:
+    """The commands the hooks run (the projection at a session's start, `append` at its end),
+    a query that patches the summary, and one that loads the graph: they load the library but
+    not `dataclasses`, which imports `inspect` and compiles each class's methods, a fifth of
+    a hook's time on a small vault (`records`)."""
+    settle(logseq_vault)
+    v = ["--vault", str(logseq_vault), "--as-of", AS_OF]
+    asked = {
+        "context": ["context", *v],
+        "append": ["append", "--vault", str(logseq_vault), "--date", AS_OF, "Read [[Backups]]"],
+        "stale after an edit": ["stale", *v],
+        "timeline": ["timeline", "Backups", *v],
+    }[command]
+    run = [sys.executable, "-X", "importtime", "-m", "journal_agent"]
+    subprocess.run([*run, "stale", *v], capture_output=True, check=True)  # the caches
+    if command == "stale after an edit":
+        page = journal(logseq_vault, "2026-11-27")
+        page.write_text(page.read_text() + "- [[Backups]] checked\n")
+        os.utime(page, (time.time() - 10, time.time() - 10))  # out of the racy window
+    done = subprocess.run([*run, *asked], capture_output=True, text=True, check=True)
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "journal_agent.vault" in loaded and done.stdout
+    assert not {"dataclasses", "inspect"} & loaded
+
+
 def test_a_running_watcher_spares_the_walk(
     logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

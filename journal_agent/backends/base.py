@@ -18,15 +18,13 @@ from __future__ import annotations
 import datetime as dt
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from types import TracebackType
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from ..outline import Outline
 
 
-@dataclass(frozen=True)
-class JournalPage:
+class JournalPage(NamedTuple):
     """A day's journal page: its day, its title, and where it is (or would be) in the vault."""
 
     day: dt.date
@@ -34,8 +32,7 @@ class JournalPage:
     path: str  # vault-relative, "/"-separated; the ledger and the page lock know it by this
 
 
-@dataclass
-class PageVersion:
+class PageVersion(NamedTuple):
     """A page as a backend read it. ``outline`` is None when the page does not exist yet;
     ``token`` is the backend's own proof of what it read, checked when committing."""
 
@@ -45,15 +42,14 @@ class PageVersion:
     bom: bool = False
 
 
-@dataclass(frozen=True)
-class Insertion:
+class Insertion(NamedTuple):
     """What the writer asks a backend to add: bullets under the owned block with this header
     (the block is added at the end of the page if it is not there yet)."""
 
     header: str
     texts: tuple[str, ...]
     indent: str = "\t"  # one level of indentation when the page has none to copy
-    new_page: Callable[[], str] = field(default=lambda: "")  # a new page's text (its template)
+    new_page: Callable[[], str] = lambda: ""  # a new page's text (its template)
 
 
 class Backend(ABC):

@@ -30,7 +30,7 @@ import os
 import secrets
 import stat
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import StorageError, UnreadablePage, UnsafePage, WriteConflict, os_error
 from ..files import MAX_PAGE_BYTES, NOFOLLOW, fsync_dir, kind_of, open_folder, read_all
@@ -47,8 +47,7 @@ GRACE = 0.02  # seconds to watch a displaced file for late in-place writes, with
 _POLL = 0.005
 
 
-@dataclass(frozen=True)
-class Seen:
+class Seen(NamedTuple):
     """The bytes of a page and the state of the file they were read from."""
 
     data: bytes

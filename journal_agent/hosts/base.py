@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from ..errors import BadArgument
 
@@ -28,8 +27,7 @@ Phase = Literal["start", "turn", "end"]
 COMMAND = "journal-agent"
 
 
-@dataclass(frozen=True)
-class EventSpec:
+class EventSpec(NamedTuple):
     """One host event journal-agent listens to."""
 
     phase: Phase
@@ -37,8 +35,7 @@ class EventSpec:
     whole_transcript: bool = False  # take the bullets of every message of the transcript
 
 
-@dataclass(frozen=True)
-class HookCall:
+class HookCall(NamedTuple):
     """One hook invocation, as the host described it on stdin."""
 
     event: str

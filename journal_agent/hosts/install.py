@@ -15,17 +15,15 @@ import copy
 import datetime as dt
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import ConfigError, os_error
 from ..files import MAX_SETTINGS_BYTES, read_file
 from .base import Host, to_json
 
 
-@dataclass
-class InstallResult:
+class InstallResult(NamedTuple):
     """What ``hook install`` did (or, with ``print_only``, would do) to a settings file."""
 
     host: str
@@ -64,10 +62,9 @@ def install(
         stamp = (now or dt.datetime.now()).strftime("%Y%m%dT%H%M%S")
         backup = target.with_name(f"{target.name}.bak-{stamp}")
         _write(backup, target.read_bytes())
-        result.backup = str(backup)
+        result = result._replace(backup=str(backup))
     _write(target, to_json(after).encode("utf-8"))
-    result.written = True
-    return result
+    return result._replace(written=True)
 
 
 def merge(settings: dict[str, Any], host: Host) -> dict[str, Any]:

@@ -1,0 +1,33 @@
+"""Records without `dataclasses`: the library's own types are `typing.NamedTuple`s where they
+never change once made, and subclasses of `Record`, with their own ``__init__``, where they do.
+
+Why: importing `dataclasses` imports `inspect` (10 ms), and each dataclass costs about a
+millisecond to make its methods (it compiles their source). A hook command loads some thirty
+of the library's types: a fifth of its time on a small vault went to making them.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not typing's: the records load with the library's leanest modules
+if TYPE_CHECKING:
+    from typing import Any
+
+
+class Record:
+    """A mutable record: equal to another of its class whose fields (its ``__slots__``) are
+    equal, shown with them, and unhashable (it may change)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def _asdict(self) -> dict[str, Any]:
+        """Its fields by name, in order (as a `typing.NamedTuple` gives them)."""
+        return {n: getattr(self, n) for n in self.__slots__}
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        return f"{type(self).__name__}({fields})"
