@@ -15,19 +15,24 @@ if TYPE_CHECKING:
 
 class Record:
     """A mutable record: equal to another of its class whose fields (its ``__slots__``) are
-    equal, shown with them, and unhashable (it may change)."""
+    equal, shown with them, and unhashable (it may change). ``_cached``: slots that keep what
+    was read or derived, left out of both (megabytes, some of them)."""
 
     __slots__: tuple[str, ...] = ()
+    _cached: tuple[str, ...] = ()
+
+    def _fields(self) -> list[str]:
+        return [n for n in self.__slots__ if n not in self._cached]
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+        return all(getattr(self, n) == getattr(other, n) for n in self._fields())
 
     def _asdict(self) -> dict[str, Any]:
-        """Its fields by name, in order (as a `typing.NamedTuple` gives them)."""
+        """Every slot by name, in order (as a `typing.NamedTuple` gives its fields)."""
         return {n: getattr(self, n) for n in self.__slots__}
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__)
+        fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in self._fields())
         return f"{type(self).__name__}({fields})"

@@ -161,6 +161,7 @@ def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
 class Sidecar(Record):
     """What patching a summary needs beyond the summary itself."""
 
+    _cached = ("as_read", "_rels")  # the base file read; the paths split out
     __slots__ = (
         "base",
         "stamp",
