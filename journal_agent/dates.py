@@ -33,6 +33,7 @@ here), ``Mo`` writes ``1th``, ``2st`` there, and ``Q I R e EE EEEEE yyy`` throw 
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
@@ -293,19 +294,24 @@ _MOMENT_LONG = {
     "lll": "MMM D, YYYY h:mm A",
     "llll": "ddd, MMM D, YYYY h:mm A",
 }
-_MOMENT_LONG_RX = re.compile(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})")
-_MOMENT_RX = re.compile(  # moment's own ``formattingTokens``, verbatim
-    r"(\[[^\[]*\])|(\\e)|(\\)?(eHHmm|[Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?"
-    r"|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?"
-    r"|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)"
-)
+
+
+@functools.cache  # a vault needs one dialect's; each costs a millisecond or two to compile
+def _moment_rx() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Moment's long-format tokens, and its own ``formattingTokens``, verbatim."""
+    return re.compile(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})"), re.compile(
+        r"(\[[^\[]*\])|(\\e)|(\\)?(eHHmm|[Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?"
+        r"|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?"
+        r"|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)"
+    )
 
 
 def _compile_moment(pattern: str) -> list[_Tok]:
     """Tokens of a moment pattern: ``[text]`` and ``\\x`` escape, other non-tokens are literal."""
-    expanded = _MOMENT_LONG_RX.sub(lambda m: _MOMENT_LONG.get(m[0], m[0]), pattern)
+    long_rx, token_rx = _moment_rx()
+    expanded = long_rx.sub(lambda m: _MOMENT_LONG.get(m[0], m[0]), pattern)
     toks = []
-    for m in _MOMENT_RX.finditer(expanded):
+    for m in token_rx.finditer(expanded):
         s = m[0]
         if s in _MOMENT_ZONE:
             raise BadDateFormat(f"date format {pattern!r}: token {s!r} depends on the time zone")
@@ -318,10 +324,17 @@ def _compile_moment(pattern: str) -> list[_Tok]:
 
 _FNS_DATE = {1: "MM/dd/yyyy", 2: "MMM d, y", 3: "MMMM do, y", 4: "EEEE, MMMM do, y"}
 _FNS_TIME = {1: "h:mm a", 2: "h:mm:ss a", 3: "h:mm:ss a z", 4: "h:mm:ss a zzzz"}
-_FNS_LONG_RX = re.compile(r"P+p+|P+|p+|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL)
-_FNS_RX = re.compile(  # date-fns's own ``formattingTokensRegExp`` (JS \w is ASCII)
-    r"[yYQqMLwIdDecihHKkms]o|([A-Za-z0-9_])\1*|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL
-)
+
+
+@functools.cache  # as `_moment_rx`
+def _fns_rx() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """date-fns's long-format tokens, and its own ``formattingTokensRegExp`` (JavaScript's ``\\w``
+    is ASCII)."""
+    return re.compile(r"P+p+|P+|p+|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL), re.compile(
+        r"[yYQqMLwIdDecihHKkms]o|([A-Za-z0-9_])\1*|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL
+    )
+
+
 _FNS_ZONE = frozenset("XxOztT")
 _SOME_DAY = datetime.date(2000, 1, 1)
 # letter: (value, most digits, date part it pins) for the letters that can be numbers
@@ -413,9 +426,10 @@ def _fns_token(pattern: str, tok: str) -> _Tok:
 
 def _compile_logseq(pattern: str) -> list[_Tok]:
     """Tokens of a date-fns pattern: ``'text'`` is literal, ``''`` a quote, latin letters tokens."""
-    expanded = _FNS_LONG_RX.sub(lambda m: _fns_long(m[0]) if m[0][0] in "Pp" else m[0], pattern)
+    long_rx, token_rx = _fns_rx()
+    expanded = long_rx.sub(lambda m: _fns_long(m[0]) if m[0][0] in "Pp" else m[0], pattern)
     toks = []
-    for m in _FNS_RX.finditer(expanded):
+    for m in token_rx.finditer(expanded):
         s = m[0]
         if s[0] == "'":
             toks.append(_lit("'" if s == "''" else re.sub(r"'\Z", "", s[1:]).replace("''", "'")))

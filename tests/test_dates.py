@@ -427,6 +427,7 @@ def test_module_uses_only_the_standard_library():
     assert names <= {
         "__future__",
         "datetime",
+        "functools",
         "re",
         "collections.abc",
         "typing",
