@@ -108,9 +108,8 @@ class _Copy(Record):
     def __init__(
         self,
         lines: set[str],
-        agents: dict[
-            str, dict[str, str]
-        ],  # agent -> {hash: text} of its bullets in its owned block
+        #: agent -> {hash: text} of its bullets in its owned block
+        agents: dict[str, dict[str, str]],
         added: dict[str, float] | None = None,  # line -> when it first appeared
     ) -> None:
         self.lines = lines
