@@ -339,9 +339,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a non-UTF-8 file name must not end the output
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    json_out = False
+    json_out, words = False, list(argv if argv is not None else sys.argv[1:])
     try:
-        words = list(argv if argv is not None else sys.argv[1:])
         args = parser(words[0] if words else None).parse_args(words)
         json_out = args.json
         _check_arguments(words)
@@ -352,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JournalAgentError as exc:
         if json_out and hasattr(exc, "to_json"):
             _emit(_json(exc.to_json()))
-        return _fail(str(exc), _never_blocking(argv, exc.exit_code))
+        return _fail(str(exc), _never_blocking(words, exc.exit_code))
     except RecursionError:
         return _fail("a settings or page file is nested too deeply to read", 2)
     except MemoryError:
@@ -363,10 +362,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"internal error (a bug, please report it): {type(exc).__name__}: {exc}", 1)
 
 
-def _never_blocking(argv: Sequence[str] | None, code: int) -> int:
+def _never_blocking(words: list[str], code: int) -> int:
     """A hook run never exits 2: hosts read 2 as "block" (Claude Code would keep a session
     going that should stop). A misconfigured hook is an error to show, exit 1."""
-    words = list(argv if argv is not None else sys.argv[1:])
     running_hook = (
         bool(words) and words[0] == "hook" and words[1:2] not in (["install"], ["bundle"])
     )

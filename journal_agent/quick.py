@@ -3,15 +3,15 @@ without loading the library. The console script's entry.
 
 On a vault whose files did not change since the last query, the answer is milliseconds of work
 on the cached summary (`summary`); what costs is starting: importing the argument parser,
-typing and the settings readers takes longer than listing every page file. So for
-those three commands, written in the plain forms below, this module checks what `cli` would
-check, with the standard library's cheapest parts only: the settings files unchanged since the
-summary was written (their stats, kept in its guard, from which the settings, the page rules
-and the default window follow), then every page file's stat (`walk.stamp`) unless a running
-`watch` vouches for the summary (`watchstamp`), and prints what `cli` prints (`render`).
-When only page files changed, the library brings the summary up to date (`summary_current.current`:
-patched or rebuilt, as `cli` would) and this module prints it, without `cli`'s argument parser
-and topic objects. Anything else, and any doubt, goes to `cli.main`, which answers everything: a
+typing and the settings readers takes longer than listing every page file. So for those three
+commands, written in the plain forms below, this module checks what `cli` would check, with the
+standard library's cheapest parts only: the settings files unchanged since the summary was
+written (their stats, kept in its guard, from which the settings, the page rules and the default
+window follow), then every page file's stat (`walk.stamp`) unless a running `watch` vouches for
+the summary (`watchstamp`), and prints what `cli` prints (`render`). When only page files
+changed, the library brings the summary up to date (`summary_current.current`: patched or
+rebuilt, as `cli` would) and this module prints it, without `cli`'s argument parser and topic
+objects. Anything else, and any doubt, goes to `cli.main`, which answers everything: a
 cache that is missing or written by another version, changed settings, an option it does not
 know, a topic name the summary does not know by that spelling. A vault that changed is neither
 listed nor its summary read twice: what was read here is handed over (`handed`).
