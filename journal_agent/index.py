@@ -39,6 +39,7 @@ from .facts import (
 )
 from .records import Record
 from .vault import PageFile, Vault
+from .walk import can_fork
 
 if TYPE_CHECKING:
     from .walk import Stat
@@ -302,7 +303,7 @@ def each_file(
     workers = min(os.cpu_count() or 1, 8, len(files) // (PARALLEL_MIN // 2) or 1)
     reporter = _Progress(len(files)) if progress else None
     out: dict[str, T] = {}
-    if workers < 2 or not _can_fork():
+    if workers < 2 or not can_fork():
         mine, others = files, []
     else:
         mine = files[::workers]  # a share of each kind of file: journals cost more
@@ -339,13 +340,6 @@ def _work_chunk(files: list[PageFile]) -> dict[str, Any]:
     vault, work = _WORKER
     with paused_gc():
         return {f.rel: work(vault, f) for f in files}
-
-
-def _can_fork() -> bool:
-    """Fork only where it is the platform's cheap, safe default: Linux, no other threads."""
-    import threading
-
-    return sys.platform == "linux" and threading.active_count() == 1
 
 
 _TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the file's content

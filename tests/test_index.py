@@ -646,7 +646,7 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
     serial = load_index(open_vault(logseq_vault), use_cache=False)
     monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
-    assert index_module._can_fork()  # so the workers really run
+    assert index_module.can_fork()  # so the workers really run
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings
     assert parallel.rescanned == serial.rescanned == FILES

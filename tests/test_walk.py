@@ -9,6 +9,7 @@ import os
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -132,3 +133,113 @@ def test_a_full_listing_names_the_links_it_follows_and_the_folders_it_meets_twic
     assert len(files) == 2  # the folder reached twice is listed once; the file link is a page
     assert "again" in links and {"pages/", "again/"} & set(links)  # the folder met twice
     assert {"pages/b.md", "again/b.md"} & set(links)
+
+
+def split_vault(root: Path, n: int = 40) -> Path:
+    """A vault whose folders hold enough page files for `walk._stat_split` once `SPLIT_STAT` is
+    lowered: some dated before 1970, some not pages."""
+    for folder in ("pages", "journals", "pages/sub"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        for k in range(n):
+            (root / folder / f"p{k:03}.md").write_text("- x\n" * k)
+        (root / folder / "notes.txt").write_text("not a page")
+    os.utime(root / "pages" / "p007.md", ns=(-5_000_000_123, -5_000_000_123))  # 1969
+    return root
+
+
+@pytest.fixture
+def split(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folders of 8 page files or more are stat-ed by two processes."""
+    if not walk.can_fork() or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("stat-ing in two processes needs Linux, two cores and no other thread")
+    monkeypatch.setattr(walk, "SPLIT_STAT", 8)
+
+
+def no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_listing_stat_ed_by_two_processes_is_the_one_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: None
+) -> None:
+    root = split_vault(tmp_path / "vault")
+    forks: list[int] = []
+    here: list[str] = []
+    fork, stat_here = os.fork, walk._stat_here
+
+    def counted_fork() -> int:
+        forks.append(1)
+        return fork()
+
+    def counted_here(fd: int, prefix: str, names: list[str], *rest: list[Any]) -> None:
+        here.extend(names)
+        stat_here(fd, prefix, names, *rest)
+
+    monkeypatch.setattr(os, "fork", counted_fork)
+    monkeypatch.setattr(walk, "_stat_here", counted_here)
+    two = listing(root)
+    assert len(forks) == 3 and no_child_left()  # one per folder, each waited for
+    assert len(here) == 60  # this process stat-ed half the files, the children the rest
+    monkeypatch.setattr(walk, "SPLIT_STAT", 10**9)
+    assert two == listing(root)
+    assert ("pages/p007.md", -5_000_000_123, 7 * 4, (root / "pages/p007.md").stat().st_ino) in two[
+        0
+    ]
+
+
+def test_a_file_gone_before_its_stat_is_skipped_with_a_warning_by_either_process(
+    tmp_path: Path, split: None
+) -> None:
+    root = split_vault(tmp_path / "vault", 10)
+    names = [f"p{k:03}.md" for k in range(10)]
+    (root / "pages" / "p001.md").unlink()  # in the parent's half
+    (root / "pages" / "p008.md").unlink()  # in the child's
+    found: list[walk.Stat] = []
+    warnings: list[str] = []
+    fd = os.open(root / "pages", walk.DIR_FLAGS)
+    try:
+        walk._stat_split(fd, "pages/", names, found, warnings)
+    finally:
+        os.close(fd)
+    assert [rel for rel, *_ in found] == [
+        f"pages/{n}" for n in names if n not in ("p001.md", "p008.md")
+    ]
+    assert warnings == [
+        "pages/p001.md: skipped: No such file or directory",
+        "pages/p008.md: skipped: No such file or directory",
+    ]
+
+
+def test_a_child_that_fails_leaves_its_half_to_the_parent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: None
+) -> None:
+    root = split_vault(tmp_path / "vault")
+    expected = listing(root)
+
+    def fails(fd: int, names: list[str]) -> bytes:
+        raise MemoryError  # in the child: it leaves without sending anything
+
+    monkeypatch.setattr(walk, "_stat_numbers", fails)
+    assert listing(root) == expected and no_child_left()
+
+
+def test_no_fork_while_another_thread_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, split: None
+) -> None:
+    import threading
+
+    root = split_vault(tmp_path / "vault")
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked beside a thread"))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        files, warnings, _ = listing(root)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(files) == 120 and warnings == []
