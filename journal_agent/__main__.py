@@ -1,7 +1,5 @@
 """``python -m journal_agent`` runs the CLI (a warm status query without loading it, `quick`)."""
 
-import sys
+from .quick import run
 
-from .quick import main
-
-sys.exit(main())
+run()

@@ -1,5 +1,5 @@
 """The warm path: ``stale``, ``topics`` and ``status`` answered from the cached status summary
-without loading the library. The console script's entry.
+without loading the library. The console script's entry (`run`).
 
 On a vault whose files did not change since the last query, the answer is milliseconds of work
 on the cached summary (`summary`); what costs is starting: importing the argument parser,
@@ -27,7 +27,7 @@ import sys
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
-    from typing import Any
+    from typing import Any, NoReturn
 
     from .summary import Summary
     from .walk import Listing
@@ -45,6 +45,31 @@ OPTIONS = {
 }
 VALUED = {"--vault", "--as-of", "--days"}
 VAULT_ENV = "JOURNAL_AGENT_VAULT"  # `vault.ENV_VAR`
+
+
+def run() -> NoReturn:
+    """The ``journal-agent`` command: `main`, then `leave`."""
+    leave(main())
+
+
+def leave(code: int) -> NoReturn:
+    """End the process with ``code`` once its output is flushed, skipping the interpreter's
+    teardown where nothing needs it: freeing every object of a run one by one (a hundred
+    modules, a summary of thousands of topics) took 10 to 30 ms of a 200 ms query on a
+    20,000-page vault. Where anything may (an ``atexit`` function, another thread, output that
+    does not flush), the interpreter ends as usual."""
+    import atexit
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - a closed pipe: the interpreter says what it said
+        sys.exit(code)
+    threading = sys.modules.get("threading")
+    pending = getattr(atexit, "_ncallbacks", None)  # CPython's; elsewhere, end as usual
+    if pending is None or pending() or (threading is not None and threading.active_count() > 1):
+        sys.exit(code)
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

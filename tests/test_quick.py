@@ -218,6 +218,51 @@ def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) ->
     assert "_hashlib" not in loaded  # OpenSSL: `digests`
 
 
+#: A process that ends by `quick.leave` after printing, with an object whose finaliser would
+#: print at the interpreter's teardown; what it does before is the test's.
+LEAVING = """
+import os, sys
+from journal_agent.quick import leave
+class Teardown:
+    def __del__(self):
+        os.write(1, b"<teardown>")
+kept = Teardown()
+{before}
+print("x" * 300_000, end="")
+print("done", file=sys.stderr)
+leave(3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "teardown", "after"),
+    [
+        ("", False, ""),
+        ("import atexit; atexit.register(lambda: os.write(1, b'<atexit>'))", True, "<atexit>"),
+        (
+            "import threading, time; threading.Thread(target=lambda: (time.sleep(0.3), "
+            "os.write(1, b'<thread>'))).start()",
+            True,
+            "<thread>",
+        ),
+    ],
+    ids=["nothing pending", "an atexit function", "another thread"],
+)
+def test_the_command_leaves_without_teardown_unless_something_needs_it(
+    before: str, teardown: bool, after: str
+) -> None:
+    """The command skips the interpreter's teardown (`quick.leave`): its output all flushed
+    (through a pipe, a buffer's worth and more), its exit code kept. Where an ``atexit``
+    function or another thread is pending, the interpreter ends as usual and runs them."""
+    done = subprocess.run(
+        [sys.executable, "-c", LEAVING.format(before=before)], capture_output=True, text=True
+    )
+    assert done.returncode == 3 and done.stderr == "done\n"
+    out = done.stdout
+    assert out.startswith("x" * 300_000) and after in out
+    assert ("<teardown>" in out) == teardown
+
+
 @pytest.mark.parametrize("command", ["context", "append", "stale after an edit", "timeline"])
 def test_the_library_loads_without_dataclasses(logseq_vault: Path, command: str) -> None:
     """The commands the hooks run (the projection at a session's start, `append` at its end),
