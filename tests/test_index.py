@@ -642,11 +642,12 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
     """A large cold index is scanned by this process and forked workers, each taking every
     n-th file; the result must be the same."""
     import journal_agent.index as index_module
+    from journal_agent.walk import can_fork
 
     serial = load_index(open_vault(logseq_vault), use_cache=False)
     monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
-    assert index_module.can_fork()  # so the workers really run
+    assert can_fork()  # so the workers really run
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings
     assert parallel.rescanned == serial.rescanned == FILES
