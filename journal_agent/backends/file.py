@@ -112,9 +112,9 @@ class FileBackend(Backend):
             tmp, ours = _write_temp(fd_dir, data, seen, page.path)
             try:
                 if seen is None:
-                    landed = _link_new(fd_dir, tmp, name)
+                    landed, displaced = _link_new(fd_dir, tmp, name), False
                 else:
-                    landed = _swap(fd_dir, tmp, ours, name, seen)
+                    landed, displaced = _swap(fd_dir, tmp, ours, name, seen)
             except _DisplacedKept:
                 raise  # the temporary name may hold someone's save now: leave it
             except OSError as exc:
@@ -123,15 +123,28 @@ class FileBackend(Backend):
             except BaseException:
                 _unlink(fd_dir, tmp)
                 raise
-            _unlink(fd_dir, tmp)
             if landed:
+                _unlink(fd_dir, tmp)
                 try:
                     fsync_dir(fd_dir)
                 except OSError as exc:
                     raise os_error(exc, folder or ".", "make the new page durable in") from exc
                 return None
+            if not displaced:
+                _unlink(fd_dir, tmp)
             previous = seen.data if seen is not None else None
-            return self._version(page, settled_read(fd_dir, name, page.path, previous, until))
+            try:
+                now = settled_read(fd_dir, name, page.path, previous, until)
+            except BaseException as exc:
+                if displaced:  # not checked against the page: kept, and said so
+                    kept = _kept(fd_dir, tmp, name, "could not be checked")
+                    if isinstance(exc, Exception):
+                        raise kept from exc
+                raise
+            if displaced:
+                _superseded(fd_dir, tmp, name, now)
+                _unlink(fd_dir, tmp)
+            return self._version(page, now)
         finally:
             os.close(fd_dir)
 
@@ -224,9 +237,11 @@ def _open_page(fd_dir: int, name: str, rel: str) -> int | None:
 # committing
 
 
-def _write_temp(fd_dir: int, data: bytes, seen: Seen | None, rel: str) -> tuple[str, int]:
-    """A hidden temporary file holding ``data`` with the page's identity, fsynced: its name
-    and inode."""
+def _write_temp(
+    fd_dir: int, data: bytes, seen: Seen | None, rel: str
+) -> tuple[str, tuple[int, ...]]:
+    """A hidden temporary file holding ``data`` with the page's identity, fsynced: its name,
+    and its device, inode, size and mtime (what a save into it in place would change)."""
     tmp = f"{TMP_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | NOFOLLOW
     try:
@@ -240,7 +255,7 @@ def _write_temp(fd_dir: int, data: bytes, seen: Seen | None, rel: str) -> tuple[
         if seen is not None:
             disk.give_identity(fd, seen.st, rel)
         os.fsync(fd)
-        ino = os.fstat(fd).st_ino
+        ours = disk.stat_key(os.fstat(fd))[:4]
     except BaseException as exc:
         _close_quietly(fd)
         _unlink(fd_dir, tmp)
@@ -252,7 +267,7 @@ def _write_temp(fd_dir: int, data: bytes, seen: Seen | None, rel: str) -> tuple[
     except OSError as exc:
         _unlink(fd_dir, tmp)
         raise os_error(exc, rel, "write the new version of") from exc
-    return tmp, ino
+    return tmp, ours
 
 
 def _link_new(fd_dir: int, tmp: str, name: str) -> bool:
@@ -264,31 +279,33 @@ def _link_new(fd_dir: int, tmp: str, name: str) -> bool:
     return True
 
 
-def _swap(fd_dir: int, tmp: str, ours: int, name: str, seen: Seen) -> bool:
-    """Swap ``tmp`` in for the page if the page is still ``seen``; False if it is not (and then
-    the page holds whatever someone else saved, never our bytes)."""
+def _swap(fd_dir: int, tmp: str, ours: tuple[int, ...], name: str, seen: Seen) -> tuple[bool, bool]:
+    """Swap ``tmp`` in for the page if the page is still ``seen``: whether it landed, and
+    whether ``tmp`` now holds a save we displaced that a newer save replaced as the page
+    (`_swap_back`: it must be checked, `_superseded`). If it did not land, the page holds
+    whatever someone else saved, never our bytes alone."""
     fd = _open_page(fd_dir, name, name)
     if fd is None:
-        return False
+        return False, False
     try:
         lease = disk.take_lease(fd)
         if lease == "busy" and _age(os.fstat(fd)) >= SUSPICIOUS_QUIET:
             lease = "none"  # held open by an idle writer: the timing rules apply, as at the read
         try:
             if lease == "busy" or not _unchanged(fd, seen):
-                return False
+                return False, False
             if not disk.exchange(fd_dir, tmp, name):
                 os.replace(tmp, name, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)  # no exchange here
-                return True
+                return True, False
             try:
                 intact = _displaced_intact(fd_dir, tmp, fd, seen, lease)
-            except OSError:  # cannot tell what we displaced: put it back rather than lose it
-                _swap_back(fd_dir, tmp, ours, name)
+            except OSError as exc:  # cannot tell what we displaced: put it back, not lose it
+                if _swap_back(fd_dir, tmp, ours, name):
+                    raise _kept(fd_dir, tmp, name, "could not be checked") from exc
                 raise
             if intact:
-                return True
-            _swap_back(fd_dir, tmp, ours, name)
-            return False
+                return True, False
+            return False, _swap_back(fd_dir, tmp, ours, name)
         finally:
             if lease == "held":
                 disk.release_lease(fd)
@@ -314,24 +331,53 @@ def _displaced_intact(fd_dir: int, tmp: str, fd: int, seen: Seen, lease: disk.Le
     return disk.stat_key(os.fstat(fd))[:4] == seen.key[:4]  # (our rename changed its ctime)
 
 
-def _swap_back(fd_dir: int, tmp: str, ours: int, name: str) -> None:
-    """Put the displaced save back; if yet another save landed meanwhile, keep that one. If the
-    swap fails, the displaced file is kept under a name no cleanup removes, and said so."""
+def _swap_back(fd_dir: int, tmp: str, ours: tuple[int, ...], name: str) -> bool:
+    """Put the displaced save back, unless a newer save replaced our version as the page
+    meanwhile: a rename-save, or a save in place into our version (an editor that reloaded it
+    and saved again, within `GRACE`): keep that one, and True (the displaced save, left at
+    ``tmp``, must be checked against it: `_superseded`). If the swap fails, the displaced file
+    is kept under a name no cleanup removes, and said so."""
     try:
         disk.exchange(fd_dir, tmp, name)
-        if os.stat(tmp, dir_fd=fd_dir, follow_symlinks=False).st_ino != ours:
+        if disk.stat_key(os.stat(tmp, dir_fd=fd_dir, follow_symlinks=False))[:4] != ours:
             disk.exchange(fd_dir, tmp, name)
+            return True
     except OSError as exc:
-        kept = f"{name}.journal-agent-kept-{os.getpid()}"
-        try:
-            os.rename(tmp, kept, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)
-        except OSError:
-            kept = tmp
-        raise _DisplacedKept(
-            f"{name}: a save made while journal-agent was writing could not be put back "
-            f"({exc.strerror}); it is kept as {kept} beside the page",
-            exc.errno,
+        raise _kept(
+            fd_dir, tmp, name, f"could not be put back ({exc.strerror})", exc.errno
         ) from exc
+    return False
+
+
+def _superseded(fd_dir: int, tmp: str, name: str, page: Seen | None) -> None:
+    """Drop the displaced save at ``tmp`` if the newer save that is the page (settled) holds
+    every line of it, as an editor that keeps its unsaved lines on reloading does; else keep it
+    beside the page (`_kept`): neither save is lost."""
+    try:
+        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC | NOFOLLOW, dir_fd=fd_dir)
+        try:
+            displaced = read_all(fd, MAX_PAGE_BYTES, name, "page", UnsafePage)
+        finally:
+            os.close(fd)
+    except (OSError, UnsafePage) as exc:
+        raise _kept(fd_dir, tmp, name, f"could not be read ({exc})") from exc
+    lines = set(page.data.split(b"\n")) if page is not None else set()
+    if not {line for line in displaced.split(b"\n") if line.strip()} <= lines:
+        raise _kept(fd_dir, tmp, name, "was replaced by a newer save without all its lines")
+
+
+def _kept(fd_dir: int, tmp: str, name: str, why: str, code: int | None = None) -> _DisplacedKept:
+    """Keep the displaced save at ``tmp`` under a name no cleanup removes: the error saying so."""
+    kept = f"{name}.journal-agent-kept-{os.getpid()}"
+    try:
+        os.rename(tmp, kept, src_dir_fd=fd_dir, dst_dir_fd=fd_dir)
+    except OSError:
+        kept = tmp
+    return _DisplacedKept(
+        f"{name}: a save made while journal-agent was writing {why}; it is kept as {kept} "
+        "beside the page",
+        code,
+    )
 
 
 class _DisplacedKept(StorageError):
