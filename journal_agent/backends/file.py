@@ -130,21 +130,11 @@ class FileBackend(Backend):
                 except OSError as exc:
                     raise os_error(exc, folder or ".", "make the new page durable in") from exc
                 return None
-            if not displaced:
-                _unlink(fd_dir, tmp)
-            previous = seen.data if seen is not None else None
-            try:
-                now = settled_read(fd_dir, name, page.path, previous, until)
-            except BaseException as exc:
-                if displaced:  # not checked against the page: kept, and said so
-                    kept = _kept(fd_dir, tmp, name, "could not be checked")
-                    if isinstance(exc, Exception):
-                        raise kept from exc
-                raise
             if displaced:
-                _superseded(fd_dir, tmp, name, now)
-                _unlink(fd_dir, tmp)
-            return self._version(page, now)
+                _superseded(fd_dir, tmp, name, until)
+            _unlink(fd_dir, tmp)
+            previous = seen.data if seen is not None else None
+            return self._version(page, settled_read(fd_dir, name, page.path, previous, until))
         finally:
             os.close(fd_dir)
 
@@ -349,10 +339,12 @@ def _swap_back(fd_dir: int, tmp: str, ours: tuple[int, ...], name: str) -> bool:
     return False
 
 
-def _superseded(fd_dir: int, tmp: str, name: str, page: Seen | None) -> None:
-    """Drop the displaced save at ``tmp`` if the newer save that is the page (settled) holds
-    every line of it, as an editor that keeps its unsaved lines on reloading does; else keep it
-    beside the page (`_kept`): neither save is lost."""
+def _superseded(fd_dir: int, tmp: str, name: str, until: float) -> None:
+    """Return once the page, the newer save that replaced our version, holds every line of the
+    displaced save at ``tmp`` (as an editor that keeps its unsaved lines on reloading saves
+    it): that one may then go. Polled, not settled: a save that is still being written holds
+    them once done if a part of it already does. Else, at ``until``, keep it beside the page
+    (`_kept`): neither save is lost."""
     try:
         fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC | NOFOLLOW, dir_fd=fd_dir)
         try:
@@ -361,9 +353,17 @@ def _superseded(fd_dir: int, tmp: str, name: str, page: Seen | None) -> None:
             os.close(fd)
     except (OSError, UnsafePage) as exc:
         raise _kept(fd_dir, tmp, name, f"could not be read ({exc})") from exc
-    lines = set(page.data.split(b"\n")) if page is not None else set()
-    if not {line for line in displaced.split(b"\n") if line.strip()} <= lines:
-        raise _kept(fd_dir, tmp, name, "was replaced by a newer save without all its lines")
+    lines = {line for line in displaced.split(b"\n") if line.strip()}
+    while True:
+        try:
+            outcome = _read_once(fd_dir, name, name)
+        except (StorageError, UnsafePage):
+            outcome = None
+        if outcome is not None and lines <= set(outcome[0].data.split(b"\n")):
+            return
+        if time.monotonic() + _POLL > until:
+            raise _kept(fd_dir, tmp, name, "was replaced by a newer save without all its lines")
+        time.sleep(_POLL)
 
 
 def _kept(fd_dir: int, tmp: str, name: str, why: str, code: int | None = None) -> _DisplacedKept:
