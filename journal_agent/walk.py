@@ -176,9 +176,9 @@ def _stat_split(
             os._exit(0)
     os.close(write_end)
     try:
-        _stat_here(fd, prefix, names[:half], found, warnings)
-        with open(read_end, "rb") as pipe:  # closes it
-            data = pipe.read()
+        with open(read_end, "rb") as pipe:  # closed before the wait, whatever happens: a child
+            _stat_here(fd, prefix, names[:half], found, warnings)  # blocked on a full pipe
+            data = pipe.read()  # then fails its write and leaves
     finally:
         os.waitpid(pid, 0)
     n = len(theirs)

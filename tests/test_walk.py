@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -243,3 +245,40 @@ def test_no_fork_while_another_thread_runs(
         stop.set()
         thread.join()
     assert len(files) == 120 and warnings == []
+
+
+INTERRUPTED = """
+import os, sys
+from journal_agent import walk
+def interrupted(fd, prefix, names, *rest):
+    if names:  # the folder of pages (the vault's own holds none)
+        raise KeyboardInterrupt
+walk._stat_here = interrupted  # this process's half; the child's is `_stat_numbers`
+try:
+    walk.page_files(sys.argv[1], (".md",), (), [])
+except KeyboardInterrupt:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        print("a child left")
+    except ChildProcessError:
+        print("interrupted, no child left")
+"""
+
+
+def test_an_interrupted_listing_does_not_wait_forever_for_its_child(
+    tmp_path: Path, split: None
+) -> None:
+    """The child's half of a large folder fills more than a pipe holds: a parent interrupted
+    before reading it closes the pipe before waiting, so the child's write fails and it leaves
+    (waiting first would wait forever)."""
+    folder = tmp_path / "vault" / "pages"
+    folder.mkdir(parents=True)
+    for k in range(6000):  # the child's 3,000 stats: 72 KB, more than a 64 KB pipe
+        (folder / f"p{k}.md").write_bytes(b"")
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED, str(tmp_path / "vault")],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.stdout.strip() == "interrupted, no child left", done.stderr
