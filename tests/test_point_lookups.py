@@ -53,11 +53,26 @@ def answer(root: Path, name: str, use_cache: bool) -> Any:
 
 
 @pytest.mark.parametrize(
-    "fixture", ["logseq_vault", "obsidian_vault", "markdown_vault", *[r.name for r in RULES]]
+    ("fixture", "every_name"),
+    [
+        *[(f, False) for f in ["logseq_vault", "obsidian_vault", "markdown_vault"]],
+        *[(r.name, False) for r in RULES],
+        *[(f, True) for f in ["logseq_vault", "obsidian_vault", "markdown_vault"]],
+    ],
 )
 def test_lookups_from_the_summary_are_the_graphs(
-    request: pytest.FixtureRequest, tmp_path: Path, fixture: str, monkeypatch: pytest.MonkeyPatch
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    fixture: str,
+    monkeypatch: pytest.MonkeyPatch,
+    every_name: bool,
 ) -> None:
+    """``every_name``: a timeline reads where every name lands at once, as for a topic that
+    hundreds of files mention (`backlinks.MANY_FILES`), not name by name."""
+    if every_name:
+        from journal_agent import backlinks
+
+        monkeypatch.setattr(backlinks, "MANY_FILES", 0)
     if fixture.endswith("_vault"):
         root: Path = request.getfixturevalue(fixture)
     else:
