@@ -53,26 +53,11 @@ def answer(root: Path, name: str, use_cache: bool) -> Any:
 
 
 @pytest.mark.parametrize(
-    ("fixture", "every_name"),
-    [
-        *[(f, False) for f in ["logseq_vault", "obsidian_vault", "markdown_vault"]],
-        *[(r.name, False) for r in RULES],
-        *[(f, True) for f in ["logseq_vault", "obsidian_vault", "markdown_vault"]],
-    ],
+    "fixture", ["logseq_vault", "obsidian_vault", "markdown_vault", *[r.name for r in RULES]]
 )
 def test_lookups_from_the_summary_are_the_graphs(
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    fixture: str,
-    monkeypatch: pytest.MonkeyPatch,
-    every_name: bool,
+    request: pytest.FixtureRequest, tmp_path: Path, fixture: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``every_name``: a timeline reads where every name lands at once, as for a topic that
-    hundreds of files mention (`backlinks.MANY_FILES`), not name by name."""
-    if every_name:
-        from journal_agent import backlinks
-
-        monkeypatch.setattr(backlinks, "MANY_FILES", 0)
     if fixture.endswith("_vault"):
         root: Path = request.getfixturevalue(fixture)
     else:
@@ -152,3 +137,34 @@ def edit_some(root: Path) -> None:
             path.write_text("\n".join([*lines, bullets[0]]) + "\n")
             stamp = time.time_ns() - 3_000_000_000
             os.utime(path, ns=(stamp, stamp))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_topics_undated_counts_are_found_as_a_step_per_pair_finds_them(seed: int) -> None:
+    """`backlinks._undated_counts` searches the side file's (topic, count) pairs as bytes:
+    it must find exactly what a Python step per pair finds, in file order, where a topic's
+    bytes also stand across two numbers (large positions make such matches common)."""
+    import bisect
+    import random
+    from array import array
+
+    from journal_agent.backlinks import _undated_counts
+
+    rng = random.Random(seed)
+    topics = [rng.choice([0, 1, 256, 65536, 65537, 16777216, 16777472, rng.randrange(2**31)])
+              for _ in range(rng.randrange(0, 400))]  # fmt: skip
+    spans, pairs, n = array("i", [0]), array("i"), 0
+    for t in topics:
+        pairs.extend((t, rng.randrange(1, 9)))
+        n += 1
+        if rng.random() < 0.4:  # the next pair starts a new file
+            spans.append(n)
+    spans.append(n)
+    for i in {*topics, 0, 1, 256, 65536, 7}:
+        expected = {
+            bisect.bisect_right(spans, k // 2) - 1: pairs[k + 1]
+            for k in range(0, len(pairs), 2)
+            if pairs[k] == i
+        }
+        found = _undated_counts(pairs, spans, i)
+        assert found == expected and list(found) == sorted(expected), i
