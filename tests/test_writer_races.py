@@ -455,11 +455,16 @@ def test_a_human_save_just_before_the_agents_swap_survives(
     assert f"{HUMAN.decode()} (rev 0001)" in text, "the human's save was overwritten"
 
 
-def _editor_within_the_grace(page: Path, keeps_its_line: bool) -> Any:
+def _editor_within_the_grace(page: Path, mode: str, later: list[Any]) -> Any:
     """A `_displaced_intact` that first plays an editor racing the agent's swap, without a
     lease, inside `GRACE`: its save that was under way lands in the file the agent displaced
     (``- human A``); it reloads the agent's version and saves it in place with ``- human B``,
-    keeping its line A (as an editor that keeps unsaved lines on reloading) or not. Once."""
+    keeping its line A (``keeps-its-line``, as an editor that keeps unsaved lines on reloading)
+    or not (``drops-it``). ``still-saving``: another writer's slow save into the displaced file
+    has only truncated it yet, and writes ``- human C`` 50 ms later (its thread in ``later``).
+    Once."""
+    import threading
+
     from journal_agent.backends import file as file_backend
 
     real = file_backend._displaced_intact
@@ -470,27 +475,37 @@ def _editor_within_the_grace(page: Path, keeps_its_line: bool) -> Any:
             return real(fd_dir, tmp, fd, seen, lease)
         raced.append(1)
         displaced = os.open(tmp, os.O_WRONLY, dir_fd=fd_dir)  # in place, as an editor does
-        try:
+        if mode == "still-saving":
+            os.ftruncate(displaced, 0)
+
+            def rest() -> None:
+                os.pwrite(displaced, seen.data + b"- human C\n", 0)
+                os.close(displaced)
+
+            later.append(threading.Timer(0.05, rest))
+            later[-1].start()
+        else:
             os.pwrite(displaced, seen.data + b"- human A\n", 0)
-        finally:
             os.close(displaced)
         ours = page.read_bytes()
         with open(page, "r+b") as saving:  # in place
-            saving.write(ours + (b"- human A\n" if keeps_its_line else b"") + b"- human B\n")
+            kept = b"- human A\n" if mode == "keeps-its-line" else b""
+            saving.write(ours + kept + b"- human B\n")
         return real(fd_dir, tmp, fd, seen, lease)
 
     return racing
 
 
-@pytest.mark.parametrize("keeps_its_line", [True, False], ids=["keeps-its-line", "drops-it"])
+@pytest.mark.parametrize("mode", ["keeps-its-line", "drops-it", "still-saving"])
 def test_a_save_into_the_agents_version_within_the_grace_is_not_undone(
-    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, keeps_its_line: bool
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, mode: str
 ) -> None:
     """Without a lease, an editor's save that lands in the file the agent displaced is put back;
     but where the editor then saved again, in place into the agent's version (within `GRACE`),
     that newer save stays the page: putting the older one back lost its lines (a slow-save race
-    lost one so, twice in some forty runs). The older save is dropped only if the newer one
-    holds every line of it; else it is kept beside the page, and the append says so."""
+    lost one so). The older save is dropped only if the newer one holds every line of it once
+    it has been quiet a moment (a save still being written into it is waited for); else it is
+    kept beside the page, and the append says so."""
     from journal_agent.backends import disk
     from journal_agent.backends import file as file_backend
 
@@ -498,19 +513,28 @@ def test_a_save_into_the_agents_version_within_the_grace_is_not_undone(
     page = journal(logseq_vault, "2026-11-25")
     before = page.read_bytes()
     os.utime(page, (time.time() - 10, time.time() - 10))  # quiet: no lease, the timing rules
-    racing = _editor_within_the_grace(page, keeps_its_line)
-    monkeypatch.setattr(file_backend, "_displaced_intact", racing)
+    later: list[Any] = []
+    monkeypatch.setattr(
+        file_backend, "_displaced_intact", _editor_within_the_grace(page, mode, later)
+    )
     note = "Raced note on [[Grafana]]"
-    if keeps_its_line:
-        result = journal_agent.append([note], vault=logseq_vault, agent="claude", date="2026-11-25")
-        assert result.written == [note]
-    else:
-        with pytest.raises(journal_agent.JournalAgentError, match="kept as") as raised:
-            journal_agent.append([note], vault=logseq_vault, agent="claude", date="2026-11-25")
-        kept = str(raised.value).split("kept as ")[1].split(" ")[0]
-        assert (page.parent / kept).read_bytes() == before + b"- human A\n"  # nothing lost
+    try:
+        if mode == "keeps-its-line":
+            done = journal_agent.append(
+                [note], vault=logseq_vault, agent="claude", date="2026-11-25"
+            )
+            assert done.written == [note]
+        else:
+            with pytest.raises(journal_agent.JournalAgentError, match="kept as") as raised:
+                journal_agent.append([note], vault=logseq_vault, agent="claude", date="2026-11-25")
+            kept = str(raised.value).split("kept as ")[1].split(" ")[0]
+            line = b"- human C\n" if mode == "still-saving" else b"- human A\n"
+            assert (page.parent / kept).read_bytes() == before + line  # nothing lost
+    finally:
+        for thread in later:
+            thread.join()
     text = page.read_text()
     assert text.startswith(before.decode()) and text.endswith("- human B\n")
-    assert text.count(note) == 1 and text.count("- human A") == keeps_its_line
+    assert text.count(note) == 1 and text.count("- human A") == (mode == "keeps-its-line")
     leftovers = [p.name for p in page.parent.iterdir() if p.name.startswith(".journal-agent-")]
     assert leftovers == []

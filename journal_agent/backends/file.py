@@ -342,25 +342,23 @@ def _swap_back(fd_dir: int, tmp: str, ours: tuple[int, ...], name: str) -> bool:
 def _superseded(fd_dir: int, tmp: str, name: str, until: float) -> None:
     """Return once the page, the newer save that replaced our version, holds every line of the
     displaced save at ``tmp`` (as an editor that keeps its unsaved lines on reloading saves
-    it): that one may then go. Polled, not settled: a save that is still being written holds
-    them once done if a part of it already does. Else, at ``until``, keep it beside the page
-    (`_kept`): neither save is lost."""
-    try:
-        fd = os.open(tmp, os.O_RDONLY | os.O_CLOEXEC | NOFOLLOW, dir_fd=fd_dir)
-        try:
-            displaced = read_all(fd, MAX_PAGE_BYTES, name, "page", UnsafePage)
-        finally:
-            os.close(fd)
-    except (OSError, UnsafePage) as exc:
-        raise _kept(fd_dir, tmp, name, f"could not be read ({exc})") from exc
-    lines = {line for line in displaced.split(b"\n") if line.strip()}
+    it), that one having been quiet for `QUIET` (no save still under way into it): it may then
+    go. Polled, the page not waited for: a save being written into it holds those lines once
+    done if a part of it already does. Else, at ``until``, keep it beside the page (`_kept`):
+    neither save is lost."""
     while True:
         try:
-            outcome = _read_once(fd_dir, name, name)
-        except (StorageError, UnsafePage):
-            outcome = None
-        if outcome is not None and lines <= set(outcome[0].data.split(b"\n")):
-            return
+            displaced = _read_once(fd_dir, tmp, name)
+            page = _read_once(fd_dir, name, name)
+        except (StorageError, UnsafePage) as exc:
+            raise _kept(fd_dir, tmp, name, f"could not be read ({exc})") from exc
+        if displaced is None:
+            return  # gone: nothing is left to keep
+        seen, _lease, stable = displaced
+        if stable and _age(seen.st) >= QUIET and page is not None:
+            lines = {line for line in seen.data.split(b"\n") if line.strip()}
+            if lines <= set(page[0].data.split(b"\n")):
+                return
         if time.monotonic() + _POLL > until:
             raise _kept(fd_dir, tmp, name, "was replaced by a newer save without all its lines")
         time.sleep(_POLL)
