@@ -201,15 +201,15 @@ def _stat_numbers(fd: int, names: list[str]) -> bytes:
     """Each of ``names``' mtime (signed: before 1970), then each one's size and inode (unsigned:
     overlayfs and NFS may use an inode's top bit), as 64-bit numbers in native order."""
     mtimes, rest = array("q"), array("Q")
-    time, add, stat_at = mtimes.append, rest.extend, os.stat
+    add_mtime, add, stat_at = mtimes.append, rest.extend, os.stat
     for name in names:
         try:
             st = stat_at(name, dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
-            time(exc.errno or 0)
+            add_mtime(exc.errno or 0)
             add((_FAILED, 0))
             continue
-        time(st.st_mtime_ns)
+        add_mtime(st.st_mtime_ns)
         add((st.st_size, st.st_ino))
     return mtimes.tobytes() + rest.tobytes()
 
