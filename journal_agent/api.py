@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from .derived import thread_object
 from .errors import BadArgument, UnsafePath, os_error, translated
-from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, by_recency, clusters, derive
+from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .records import Record
@@ -281,8 +281,7 @@ class Query(NamedTuple):
         first, and the unreadable pages (from the cached summary while nothing changed);
         ``all_pages``: Logseq's built-in and property-key, marker and priority pages too."""
         found = self.summary(dated_only=only == "stale")
-        listed = found.topics(self.as_of, self.days, only, all_pages)
-        return by_recency(listed), found.warnings
+        return found.topics(self.as_of, self.days, only, all_pages), found.warnings
 
     def summary(
         self,

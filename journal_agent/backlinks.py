@@ -39,7 +39,7 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     if i is None or side is None or side.stamp != summary.stamp:
         return None
     topic = Topic(Page(summary.titles[i], summary.paths[i]))
-    topic.backlinks = [summary.backlink(k) for k in range(summary.starts[i], summary.starts[i + 1])]
+    topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
     counts = _undated_counts(side.pairs, side.spans, i)
     rels = side.rels
     files = [PageFile(rels[n], *stat_of(side, n)) for n in counts]

@@ -355,7 +355,7 @@ def _newest(
     """Up to `BULLETS` newest bullets of topic ``i`` within the window, leaving out those already
     shown under another thread (its newest one is shown even so: every thread gets one)."""
     span = s.dated(i, as_of, since)
-    newest = [s.backlink(k) for k in range(span.stop - 1, span.start - 1, -1)][: 4 * BULLETS]
+    newest = s.backlinks(range(span.stop - 1, span.start - 1, -1)[: 4 * BULLETS])
     fresh = [b for b in newest if (b.path, b.line) not in shown][:BULLETS] or newest[:1]
     shown.update((b.path, b.line) for b in fresh)
     return [f"{b.date.isoformat() if b.date else 'undated'}: {cut(b.text)}" for b in fresh]

@@ -25,7 +25,7 @@ from array import array
 from itertools import compress
 from operator import ne
 
-from .derived import status_of
+from .derived import recency, status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
@@ -274,9 +274,12 @@ class Summary:
         self, as_of: dt.date, days: int, only: str | None = None, all_pages: bool = False
     ) -> list[Topic]:
         """Every topic (or those with status ``only``) with its status as of ``as_of``, as
-        `queries.derive` would give it."""
+        `queries.derive` would give it, most recently mentioned first (`derived.recency`,
+        as `queries.by_recency` orders them: sorted here on the columns, not on the topics)."""
         rows = self.rows(as_of.toordinal(), days, only, all_pages)
-        return [self._topic(i, status, silent, end, n) for i, status, silent, end, n in rows]
+        titles, day_of = self.titles, self.days
+        rows.sort(key=lambda r: recency(None if r[2] is None else day_of[r[3] - 1], titles[r[0]]))
+        return self._topics(rows)
 
     def mentioned(self) -> Iterator[int]:
         """The positions of the topics with a dated mention (on any day), found in C: most
@@ -286,21 +289,24 @@ class Summary:
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""
-        return self._topic(i, *self.row(i, as_of.toordinal(), days))
+        (found,) = self._topics(self.rows(as_of.toordinal(), days, all_pages=True, among=(i,)))
+        return found
 
-    def _topic(self, i: int, status: Status, silent: int | None, end: int, n: int) -> Topic:
-        from .queries import Topic
-        from .registry import Page
+    def _topics(self, rows: list[tuple[int, Status, int | None, int, int]]) -> list[Topic]:
+        from .queries import Backlink, Topic  # once for all rows: an import in a function
+        from .registry import Page  # costs a microsecond or two each time it runs
 
-        topic = Topic(Page(self.titles[i], self.paths[i]), status=status, days_silent=silent)
-        topic.mentions = n
-        if silent is not None:
-            topic.last = self._backlink(end - 1)
-        return topic
+        titles, paths, out = self.titles, self.paths, []
+        for i, status, silent, end, n in rows:
+            topic = Topic(Page(titles[i], paths[i]), status=status, days_silent=silent, mentions=n)
+            if silent is not None:
+                topic.last = self._backlink(end - 1, Backlink)
+            out.append(topic)
+        return out
 
     def dated(self, i: int, as_of: dt.date, since: dt.date | None = None) -> range:
         """Positions of topic ``i``'s dated mentions up to ``as_of`` (and from ``since``),
-        oldest first: read one with `backlink`. The projection fetches texts only this way,
+        oldest first: read them with `backlinks`. The projection fetches texts only this way,
         for the topics it prints."""
         lo, hi = self.starts[i], self.starts[i + 1]
         end = bisect.bisect_right(self.days, as_of.toordinal(), lo, hi)
@@ -308,17 +314,17 @@ class Summary:
             lo = bisect.bisect_left(self.days, since.toordinal(), lo, end)
         return range(lo, end)
 
-    def backlink(self, k: int) -> Backlink:
-        """The dated mention at position ``k`` (see `dated`)."""
-        return self._backlink(k)
-
-    def _backlink(self, k: int) -> Backlink:
+    def backlinks(self, positions: Iterable[int]) -> list[Backlink]:
+        """The dated mentions at these positions (see `dated`)."""
         from .queries import Backlink
 
+        return [self._backlink(k, Backlink) for k in positions]
+
+    def _backlink(self, k: int, make: type[Backlink]) -> Backlink:
         path, page = self.files[self.sources[k]]
         day = dt.date.fromordinal(self.days[k])
         text = self.strings[self.texts[k]]
-        return Backlink(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
+        return make(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
 
 
 def _names(graph: Graph, listed: list[Topic]) -> tuple[dict[str, int], dict[str, int]]:

@@ -22,6 +22,7 @@ from journal_agent.api_context import context
 from journal_agent.cli import main
 from journal_agent.guide import HOW_TO, instructions
 from journal_agent.projection import MIN_BUDGET, Inputs, build
+from journal_agent.queries import by_recency
 from journal_agent.scope import SCOPE_FILE, ScopeRequest, resolve
 
 from .conftest import SAMPLE_VAULT, copy_vault, snapshot
@@ -199,10 +200,13 @@ def test_every_active_thread_is_named_when_there_is_room(rich: Path) -> None:
 def test_summary_rows_and_topic_agree_with_topics(rich_inputs: Inputs, as_of: str | None) -> None:
     """The projection builds only the topics it prints, of those with a dated mention
     (`Summary.rows` of `Summary.mentioned`, `Summary.topic`): they must say what
-    `Summary.topics` says of every topic, and every other topic is unmentioned."""
+    `Summary.topics` says of every topic, and every other topic is unmentioned; `topics` lists
+    them most recently mentioned first."""
     s, days = rich_inputs.summary, rich_inputs.days
     day = rich_inputs.as_of if as_of is None else dt.date.fromisoformat(as_of)
-    every = s.topics(day, days, all_pages=True)
+    every = [s.topic(i, day, days) for i in range(len(s.titles))]  # by position
+    # `topics` sorts on the columns: as `by_recency` sorts the topics themselves
+    assert s.topics(day, days, all_pages=True) == by_recency(every)
     rows = s.rows(day.toordinal(), days, all_pages=True, among=s.mentioned())
     assert {i: status for i, status, *_ in rows} == {
         i: t.status for i, t in enumerate(every) if s.starts[i] != s.starts[i + 1]
@@ -210,7 +214,6 @@ def test_summary_rows_and_topic_agree_with_topics(rich_inputs: Inputs, as_of: st
     found = {r[0] for r in rows}
     assert all(t.status == "unmentioned" for i, t in enumerate(every) if i not in found)
     assert any(t.status != "unmentioned" for t in every)
-    assert [s.topic(i, day, days) for i in range(len(every))] == every
     for only in ("active", "resolved", "stale"):
         assert [r[0] for r in s.rows(day.toordinal(), days, only)] == [
             i for i, t in enumerate(every) if t.status == only and not s.extra[i]

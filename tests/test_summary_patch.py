@@ -16,7 +16,7 @@ import pytest
 
 from journal_agent import sidecar, summary_patch, walk
 from journal_agent.api import Query
-from journal_agent.queries import Graph, by_recency
+from journal_agent.queries import Graph
 from journal_agent.summary import Summary, read, summary_path
 from journal_agent.summary_current import current
 
@@ -924,7 +924,7 @@ def assert_as_rebuilt(found: Summary, root: Path) -> None:
 
 def listing(s: Summary) -> list[tuple[str, str | None, str, int | None, int]]:
     """`topics --all-pages`, in its order."""
-    topics = by_recency(s.topics(dt.date.fromisoformat(AS_OF), 21, all_pages=True))
+    topics = s.topics(dt.date.fromisoformat(AS_OF), 21, all_pages=True)
     return [(t.page.title, t.page.path, t.status, t.days_silent, t.mentions) for t in topics]
 
 
