@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 from array import array
+from operator import itemgetter
 
 from .queries import Backlink, Topic
 from .registry import Page, query_keys
@@ -44,18 +45,25 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     rels = side.rels
     files = [PageFile(rels[n], *stat_of(side, n)) for n in counts]
     facts = facts_of(vault, files)
-    lands: dict[tuple[str, str], bool] = {}  # (folder, name as written) -> whether it lands on i
+    # per folder, the names as written seen so far, and those of them that land on topic i:
+    # a hot topic's files hold hundreds of thousands of mentions, each tested in C
+    seen: dict[str, tuple[set[str], set[str]]] = {}
     for (n, count), file in zip(counts.items(), files, strict=True):
         found = facts[file.rel]
         if isinstance(found, str):
             return None  # it was readable when the summary was built
+        if i == side.own[n]:
+            return None  # the side file counts no mention of a page on itself
         folder = file.rel.rpartition("/")[0] if side.by_folder else ""
+        known, lands = seen.setdefault(folder, (set(), set()))
+        names = set(map(itemgetter(0), found.mentions))
+        for name in names - known:
+            if i in (side.targets.get(folder, name) or ()):
+                lands.add(name)
+        known |= names
         lines: dict[int, Backlink] = {}
-        for target, line, resolution, text in found.mentions:
-            here = lands.get((folder, target))
-            if here is None:
-                here = lands[folder, target] = i in (side.targets.get(folder, target) or ())
-            if here and line not in lines and i != side.own[n]:
+        for _, line, resolution, text in [m for m in found.mentions if m[0] in lands]:
+            if line not in lines:
                 lines[line] = Backlink(None, found.title, file.rel, line, text, resolution)
         if len(lines) != count:
             return None
