@@ -153,6 +153,11 @@ _TIMESTAMP = re.compile(
 )
 
 
+#: An item of a comma-separated property value: ``[[…]]`` whole (commas and all), or any other
+#: character but a comma.
+_LIST_ITEM = re.compile(r"(?:\[\[.*?\]\]|[^,])+")
+
+
 def timestamp_start(text: str) -> int | None:
     """Where the first timestamp of a paragraph starts, if it is on its first line."""
     if "-" not in text or (m := _TIMESTAMP.search(text)) is None or "\n" in text[: m.start()]:
@@ -161,9 +166,11 @@ def timestamp_start(text: str) -> int | None:
 
 
 def split_property_list(value: str) -> list[str]:
-    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``)."""
+    """The page names of a comma-separated property value (``alias:: A, [[B c]], #d``); a
+    comma inside ``[[…]]`` is part of the name (``alias:: [[Smith, John]]``, ``[[Nov 21st,
+    2026]]``), as Logseq reads it."""
     names = []
-    for item in value.split(","):
+    for item in _LIST_ITEM.findall(value) if "[[" in value else value.split(","):
         item = item.strip()
         if item.startswith("#"):
             item = item[1:]

@@ -288,6 +288,17 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "comma_in_brackets": Case(
+        "A comma inside `[[…]]` in a comma-separated property (`alias::`, `tags::`) is part of"
+        " the name: `alias:: [[Smith, John]]` is one alias, `tags:: [[Dallas, TX]]` one tag.",
+        {
+            "pages/Contacts.md": "alias:: [[Smith, John]]\n\n- contact card\n",
+            "pages/Trip.md": "tags:: [[Dallas, TX]], travel\n\n- trip notes\n",
+            "journals/2026_11_16.md": (
+                "- call [[Smith, John]]\n- lunch\n  tags:: [[Doe, Jane]], #[[A, B]]\n"
+            ),
+        },
+    ),
     "self_and_alias_pages": Case(
         "A page's references to itself do not count; blocks on an alias page count for the"
         " real page only where they or an ancestor refer to it.",

@@ -85,6 +85,28 @@ def test_logseq_not_mentions(tmp_path: Path, bullet: str) -> None:
     assert state(root, "Topic") == ("unmentioned", None)
 
 
+def test_a_comma_inside_brackets_belongs_to_the_listed_name(tmp_path: Path) -> None:
+    """``alias:: [[Smith, John]]`` and ``tags:: [[Dallas, TX]]`` each name one page: Logseq's
+    graph parser splits a comma list around bracketed names, not inside them (checked with the
+    oracle, tests/graph_gen.py case ``comma_in_brackets``)."""
+    root = logseq(
+        tmp_path,
+        {
+            "Contacts": "alias:: [[Smith, John]]\n\n- contact card\n",
+            "Trip": "tags:: [[Dallas, TX]], travel\n\n- trip notes\n",
+        },
+        {"2026-11-20": "- call [[Smith, John]]\n- lunch\n  tags:: [[Doe, Jane]]\n"},
+    )
+    assert state(root, "Contacts") == ("active", "2026-11-20")
+    assert state(root, "Doe, Jane") == ("active", "2026-11-20")
+    entries = timeline("Dallas, TX", vault=root, as_of=AS_OF).to_json()["entries"]
+    assert [(e["path"], e["line"]) for e in entries] == [("pages/Trip.md", 0)]
+    listed = topics(vault=root, as_of=AS_OF, all_pages=True).to_json()["topics"]
+    names = {t["topic"] for t in listed}
+    assert {"Dallas, TX", "Doe, Jane", "travel"} <= names
+    assert not names & {"[[Dallas", "TX]]", "[[Doe", "Jane]]", "[[Smith", "John]]"}
+
+
 @pytest.mark.parametrize(
     "line",
     [
