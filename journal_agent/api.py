@@ -447,8 +447,10 @@ class TimelineResult(Record):
 
     def write_html(self, path: str | os.PathLike[str], vault: VaultArg = None) -> Path:
         """Write the timeline as one self-contained HTML page at ``path``, atomically; a path
-        inside the vault is refused (journal-agent never writes the person's pages)."""
-        target = Path(path).expanduser().absolute()
+        inside the vault is refused (journal-agent never writes the person's pages), and so is
+        anything but a regular file (a device, a FIFO, a folder: ``--html /dev/null`` must not
+        replace the device); a symbolic link is written through, to the file it points at."""
+        target = _html_target(path)
         opened = _vault(vault) if vault is not None else None
         if opened is not None and _inside_vault(target, opened):
             raise UnsafePath(
@@ -472,6 +474,25 @@ def timeline(
 ) -> TimelineResult:
     """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
     return Query.of(vault, as_of, days, use_cache).timeline(topic)
+
+
+def _html_target(path: str | os.PathLike[str]) -> Path:
+    """Where ``path`` really is (its links resolved), if it is a regular file or nothing yet."""
+    import stat
+
+    from .files import kind_of
+
+    target = Path(os.path.realpath(Path(path).expanduser().absolute()))
+    try:
+        mode = os.lstat(target).st_mode  # a link left after resolving: a loop
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise os_error(exc, target, "write the timeline page") from exc
+    if not stat.S_ISREG(mode):
+        what = "a symbolic link loop" if stat.S_ISLNK(mode) else kind_of(mode)
+        raise UnsafePath(f"{target}: is {what}, not a file; write the timeline page to a file")
+    return target
 
 
 def _inside_vault(target: Path, vault: Vault) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -205,6 +207,50 @@ def test_timeline_html_refuses_a_path_in_the_vault(
     )
     assert code == 2 and "inside the vault" in one_line(err)
     assert snapshot(logseq_vault) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "device", "socket", "loop"])
+def test_timeline_html_refuses_anything_but_a_file(
+    logseq_vault: Path, tmp_path: Path, kind: str
+) -> None:
+    """``--html /dev/null`` run as root once replaced the device with a file: a target that
+    exists and is no regular file is refused, and left as it was (a null device made here,
+    never the system's, stands for it)."""
+    target = tmp_path / "out.html"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "folder":
+        target.mkdir()
+    elif kind == "loop":
+        target.symlink_to(target)
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(target))
+        server.close()
+    elif os.geteuid() == 0:
+        os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    else:
+        pytest.skip("making a device needs root")
+    before = os.lstat(target)
+    result = journal_agent.timeline("Grafana", vault=logseq_vault, as_of=DAY)
+    with pytest.raises(UnsafePath, match="not a file"):
+        result.write_html(target, logseq_vault)
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (
+        before.st_mode,
+        before.st_ino,
+        before.st_rdev,
+    )
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_timeline_html_writes_through_a_link(logseq_vault: Path, tmp_path: Path) -> None:
+    real = tmp_path / "real.html"
+    real.write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(real)
+    journal_agent.timeline("Grafana", vault=logseq_vault, as_of=DAY).write_html(link, logseq_vault)
+    assert link.is_symlink() and real.read_text().startswith("<!doctype html>")
 
 
 def test_timeline_html_is_written_atomically(logseq_vault: Path, tmp_path: Path) -> None:
