@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .api import VaultArg, _vault, parse_day
-from .errors import BadArgument, JournalAgentError
+from .errors import BadArgument, JournalAgentError, UnsafePath
 from .records import Record
-from .vault import Vault, open_vault
+from .vault import Vault, configured_root, open_vault
 
 if TYPE_CHECKING:
     from .hosts.install import InstallResult
@@ -246,11 +246,23 @@ class BundleResult(NamedTuple):
         return {"host": self.host, "folder": self.folder, "files": self.files}
 
 
-def write_bundle(host: str, folder: str | os.PathLike[str]) -> BundleResult:
+def write_bundle(
+    host: str,
+    folder: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    vault: str | os.PathLike[str] | None = None,
+) -> BundleResult:
     """Write ``host``'s ready-to-install bundle (a Claude Code plugin, the Codex hooks and
-    AGENTS.md section, a Gemini CLI extension) into ``folder``."""
+    AGENTS.md section, a Gemini CLI extension) into ``folder``: never into the vault (``vault``,
+    else the one the person configured), and over files of other contents only with
+    ``force``."""
+    from .files import inside
     from .hosts import host_named
     from .hosts.install import write_bundle as write
 
     target = Path(folder).expanduser().absolute()
-    return BundleResult(host, str(target), write(host_named(host), target))
+    root = configured_root(vault)
+    if root is not None and inside(target, root):
+        raise UnsafePath(f"{target}: is inside the vault {root}; write the bundle somewhere else")
+    return BundleResult(host, str(target), write(host_named(host), target, force=force))

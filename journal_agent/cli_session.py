@@ -224,6 +224,7 @@ def text_hook(result: dict[str, Any]) -> str:
     arg("--project", action="store_true", help="install: the current project's settings file"),
     arg("--settings", metavar="FILE", help="install: this settings file"),
     arg("--out", metavar="DIR", help="bundle: the folder to write the bundle into"),
+    arg("--force", action="store_true", help="bundle: replace files of other contents in DIR"),
     text=text_hook,
     example="journal-agent hook claude-code SessionStart < payload.json",
 )
@@ -243,7 +244,8 @@ def cmd_hook(args: argparse.Namespace) -> Any:
 
         if not args.out:
             raise BadArgument("hook bundle HOST needs --out DIR")
-        return api.write_bundle(_host_arg(args.event, "bundle"), args.out)
+        host = _host_arg(args.event, "bundle")
+        return api.write_bundle(host, args.out, force=args.force, vault=args.vault)
     from .loop import run_hook  # not the api: the hook path imports only what writing needs
 
     return run_hook(

@@ -4,6 +4,7 @@ hooks and settings untouched, idempotent, explicit timeouts in the host's unit).
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -40,6 +41,7 @@ def files_under(folder: Path) -> dict[str, str]:
 def test_the_checked_in_bundle_is_what_the_package_generates(host: str) -> None:
     assert files_under(ADAPTERS / host) == host_named(host).bundle(), (
         f"adapters/{host} is stale: run journal-agent hook bundle {host} --out adapters/{host}"
+        " --force"
     )
 
 
@@ -55,6 +57,56 @@ def test_bundle_command_and_install_write_the_same_hooks(host: str, tmp_path: Pa
     bundled = json.loads((ADAPTERS / host / HOOKS_FILE[host]).read_text())
     assert settings == {"hooks": bundled["hooks"]}
     assert not list((tmp_path / "home").rglob("*.bak-*"))  # nothing to back up
+
+
+@pytest.mark.parametrize("host", sorted(HOSTS))
+def test_bundle_never_replaces_other_files_unless_forced(host: str, tmp_path: Path) -> None:
+    """``hook bundle codex --out .`` in a repository once replaced its README.md and AGENTS.md:
+    a file of the same name with other contents is refused (nothing written) unless --force;
+    the same bundle again is no clash."""
+    env = environment(tmp_path)
+    out = tmp_path / "project"
+    out.mkdir()
+    theirs = {"README.md": "# My project\n", ".mcp.json": '{"mcpServers": {"mine": {}}}\n'}
+    for rel, text in theirs.items():
+        (out / rel).write_text(text)
+    clashing = sorted(rel for rel in host_named(host).bundle() if rel in theirs)
+    assert clashing, "every bundle writes a README.md"
+    refused = run(["hook", "bundle", host, "--out", str(out)], env)
+    assert refused.returncode == 2 and all(rel in refused.stderr for rel in clashing)
+    assert "nothing was written" in refused.stderr
+    assert files_under(out) == theirs
+    forced = run(["hook", "bundle", host, "--out", str(out), "--force"], env)
+    assert forced.returncode == 0, forced.stderr
+    assert files_under(out) == {**theirs, **host_named(host).bundle()}
+    assert run(["hook", "bundle", host, "--out", str(out)], env).returncode == 0  # the same
+
+
+def test_bundle_is_never_written_into_the_vault(tmp_path: Path) -> None:
+    env = environment(tmp_path)
+    vault = tmp_path / "vault"
+    (vault / "journals").mkdir(parents=True)
+    for out in (vault, vault / "adapters"):
+        done = run(["hook", "bundle", "codex", "--out", str(out), "--vault", str(vault)], env)
+        assert done.returncode == 2 and "inside the vault" in done.stderr
+    env_vault = {**env, "JOURNAL_AGENT_VAULT": str(vault)}
+    assert run(["hook", "bundle", "gemini", "--out", str(vault)], env_vault).returncode == 2
+    assert [p.name for p in vault.iterdir()] == ["journals"]
+
+
+def test_install_never_overwrites_an_earlier_backup(tmp_path: Path) -> None:
+    """Two installs into one settings file within a second each keep their backup: the second
+    once replaced the first, and the original settings were lost."""
+    from journal_agent.hosts.install import install
+
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}')
+    now = dt.datetime(2026, 12, 1, 12, 0, 0)
+    first = install(host_named("claude-code"), path, now=now)
+    second = install(host_named("gemini"), path, now=now)
+    assert first.backup and second.backup and first.backup != second.backup
+    assert Path(first.backup).read_text() == '{"model": "opus"}'
+    assert "journal-agent hook claude-code" in Path(second.backup).read_text()
 
 
 @pytest.mark.parametrize("host", sorted(HOSTS))

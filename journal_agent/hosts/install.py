@@ -15,11 +15,12 @@ import copy
 import datetime as dt
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..errors import ConfigError, os_error
-from ..files import MAX_SETTINGS_BYTES, read_file
+from ..errors import ConfigError, UnsafePath, os_error
+from ..files import MAX_SETTINGS_BYTES, kind_of, read_file
 from .base import Host, to_json
 
 
@@ -60,8 +61,7 @@ def install(
         return result
     if before is not None:
         stamp = (now or dt.datetime.now()).strftime("%Y%m%dT%H%M%S")
-        backup = target.with_name(f"{target.name}.bak-{stamp}")
-        _write(backup, target.read_bytes())
+        backup = _backup(target, f"{target.name}.bak-{stamp}")
         result = result._replace(backup=str(backup))
     _write(target, to_json(after).encode("utf-8"))
     return result._replace(written=True)
@@ -119,6 +119,31 @@ def _read(path: Path) -> dict[str, Any] | None:
     return parsed
 
 
+def _backup(target: Path, name: str) -> Path:
+    """A copy of ``target`` beside it, named ``name`` (then ``name-2``, ``name-3`` …): never over
+    an earlier backup, which two installs within one second would otherwise replace, losing the
+    original."""
+    data = target.read_bytes()
+    for n in range(1, 1000):
+        backup = target.with_name(name if n == 1 else f"{name}-{n}")
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise os_error(exc, backup, "back up the settings file") from exc
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        except OSError as exc:
+            backup.unlink(missing_ok=True)
+            raise os_error(exc, backup, "back up the settings file") from exc
+        finally:
+            os.close(fd)
+        return backup
+    raise ConfigError(f"{target}: too many backups named {name}*; remove some")
+
+
 def _write(path: Path, data: bytes) -> None:
     """Write ``path`` atomically, keeping the mode of the file it replaces."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -140,11 +165,30 @@ def _write(path: Path, data: bytes) -> None:
         raise os_error(exc, path, "write") from exc
 
 
-def write_bundle(host: Host, folder: Path) -> list[str]:
-    """Write ``host``'s bundle into ``folder``; return the files written, relative to it."""
-    written = []
-    for rel, text in host.bundle().items():
+def write_bundle(host: Host, folder: Path, *, force: bool = False) -> list[str]:
+    """Write ``host``'s bundle into ``folder``; return the files written, relative to it. A file
+    of the same name already there with other contents (the person's README.md, another tool's
+    .mcp.json) is replaced only with ``force``; without it nothing is written."""
+    files = host.bundle()
+    clashes = []
+    for rel, text in files.items():
         target = folder / rel
-        _write(target, text.encode("utf-8"))
-        written.append(rel)
-    return written
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise os_error(exc, target, "write the bundle") from exc
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
+            raise UnsafePath(f"{target}: is {what}, not a file; nothing was written")
+        if not force and target.read_bytes() != text.encode("utf-8"):
+            clashes.append(rel)
+    if clashes:
+        raise UnsafePath(
+            f"{folder}: {', '.join(clashes)} already there with other contents; nothing was "
+            "written (--force replaces them)"
+        )
+    for rel, text in files.items():
+        _write(folder / rel, text.encode("utf-8"))
+    return list(files)
