@@ -45,9 +45,10 @@ if TYPE_CHECKING:
     from .summary import Summary
 
 _NONE: frozenset[str] = frozenset()
-# A line a Logseq block property may stand on (`properties.PROPERTY_LINE`, less strict: any
-# ``key::`` at a line's start), and a priority (`scanner._MARKER`).
-_KEY = re.compile(r"^[ \t]*([^\s:][^\s]*?)::", re.M)
+# A Logseq property key (`properties.PROPERTY_LINE`, less strict: any ``key::`` at a line's
+# start or after white space, as on a bullet's first line, ``- TODO key:: value``), and a
+# priority (`scanner._MARKER`).
+_KEY = re.compile(r"(?:^|[ \t])([^\s:]+)::", re.M)
 _PRIORITY = re.compile(r"\[#([!-\\^-~])\]")
 #: The task markers that are no built-in page (those are never left out of `stale` for it).
 _MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)

@@ -156,8 +156,6 @@ _LOGSEQ_AT = _Compiled(
     }
 )
 
-_PROPERTY_RE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
-
 
 def _inline_matches(text: str) -> Iterable[re.Match[str]]:
     """What ``_LOGSEQ["inline"].finditer(text)`` yields, found faster (see `_INLINE_START`)."""

@@ -20,8 +20,9 @@ from .builtins import NO_REF_PROPERTIES, valid_property_key
 from .inline import _inline_matches, _logseq_refs
 from .outline import Block, Outline, Ref
 
-#: A ``key:: value`` line (without its indentation), as mldoc reads one.
-PROPERTY_LINE = re.compile(r"^[ \t]*(?P<key>[^\s:][^\s]*?)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+#: A ``key:: value`` line (without its indentation), as mldoc reads one: a key holds no colon
+#: (``a::b:: c`` and ``k:x:: v`` are text).
+PROPERTY_LINE = re.compile(r"^[ \t]*(?P<key>[^\s:]+)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 def read_property(

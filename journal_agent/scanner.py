@@ -170,7 +170,15 @@ class _LogseqScan(Builder):
             self.in_props, self.drawer_done = True, False
             if priority:
                 block.priority = priority
-            if not title.startswith(("<", "```", "~~~", "#+")):
+            if "::" in title and (prop := PROPERTY_LINE.match(title)) is not None:
+                # mldoc: a first line (after the marker and priority) that is a property line
+                # opens the block's property drawer, and the block has no title of its own
+                # (``- template:: Daily``, ``- tags:: a, b``, ``- TODO k:: v``)
+                key, value = prop.group("key", "value")
+                record_property(
+                    key, value or "", lineno, block, self.outline, self.comma_properties
+                )
+            elif not title.startswith(("<", "```", "~~~", "#+")):
                 if (  # see `_logseq_refs`: a reference holds one of these
                     "[[" in title
                     or "#" in title

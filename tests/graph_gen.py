@@ -299,6 +299,25 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "first_line_properties": Case(
+        "A bullet whose first line (after a task marker or priority) is `key:: value` holds"
+        " properties, not text: `- project:: [[Apollo]]` refers to `project` and Apollo (its"
+        " children inherit them), `- tags:: Rocket, Space` to both tags; a key with a colon"
+        " makes no property (`- a::b:: [[AB]]` is text that links AB); `- alias:: X` as a"
+        " page's first bullet is a block property, no alias of the page.",
+        {
+            "pages/Apollo.md": "- alias:: Moonshot\n- the project page\n",
+            "journals/2026_11_17.md": (
+                "- project:: [[Apollo]]\n"
+                "\t- kickoff notes\n"
+                "- tags:: Rocket, Space\n"
+                "- TODO owner:: [[Dana]]\n"
+                "- [#A] status:: open\n"
+                "- a::b:: [[AB]]\n"
+                "- see [[Moonshot]]\n"
+            ),
+        },
+    ),
     "self_and_alias_pages": Case(
         "A page's references to itself do not count; blocks on an alias page count for the"
         " real page only where they or an ancestor refer to it.",

@@ -368,6 +368,8 @@ class _Page:
         self.first_line(indent, cont)
         if rng.random() < 0.25:
             self.lines += [cont + _property(rng) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.03:
+            self.lines.append(cont + f"a::b:: [[{rng.choice(PAGE_NAMES)}]]")
         if rng.random() < 0.1:
             self.lines += _task_lines(rng, cont)
         for _ in range(rng.choices([0, 1, 2], [6, 3, 1])[0]):
@@ -403,6 +405,11 @@ class _Page:
         elif r < 0.18:
             block = _begin_block(rng, cont)
             self.lines += [indent + "- " + block[0].lstrip(" \t"), *block[1:]]
+        elif r < 0.22:  # a property on the first line opens the block's properties
+            self.lines.append(indent + "- " + _marker(rng) * (rng.random() < 0.3) + _property(rng))
+        elif r < 0.23:  # a key with a colon makes no property: text, and its refs count
+            key = rng.choice(["a::b", "k:x", "ab:"])
+            self.lines.append(indent + "- " + f"{key}:: [[{rng.choice(PAGE_NAMES)}]]")
         else:
             self.lines.append(indent + "- " + _marker(rng) + _inline(rng))
 

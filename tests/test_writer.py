@@ -381,12 +381,16 @@ def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> No
     )
 
 
-def test_logseq_new_journal_from_default_template(vault: Path) -> None:
+@pytest.mark.parametrize(
+    "head",
+    ["- Daily\n  template:: Daily\n", "- template:: Daily\n"],  # the property on the first line
+)
+def test_logseq_new_journal_from_default_template(vault: Path, head: str) -> None:
     (vault / "logseq" / "config.edn").write_text(
         '{:file/name-format :triple-lowbar :default-templates {:journals "Daily"}}'
     )
     (vault / "pages" / "Templates.md").write_text(
-        "- Daily\n  template:: Daily\n  template-including-parent:: false\n"
+        head + "  template-including-parent:: false\n"
         "\t- ## Morning\n\t\t- plan for <% today %>\n\t- ## Notes\n"
     )
     journal_agent.append(["x"], vault=vault, agent="c", date=DAY)
