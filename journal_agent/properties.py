@@ -25,21 +25,6 @@ from .outline import Block, Outline, Ref
 PROPERTY_LINE = re.compile(r"^[ \t]*(?P<key>[^\s:]+)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
-def read_property(
-    body: str, lineno: int, block: Block, outline: Outline, comma_properties: frozenset[str]
-) -> bool:
-    """Record ``key:: value`` on ``block`` (and on the page for the preamble); False if not one."""
-    if "::" not in body:
-        return False
-    m = PROPERTY_LINE.match(body)
-    if m is None:
-        return False
-    record_property(
-        m.group("key"), m.group("value") or "", lineno, block, outline, comma_properties
-    )
-    return True
-
-
 def record_property(
     key: str,
     value: str,

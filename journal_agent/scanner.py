@@ -44,7 +44,7 @@ from .outline import Ref as Ref
 from .outline import RefKind as RefKind
 from .outline import Syntax as Syntax
 from .outline import decode as decode
-from .properties import PROPERTY_LINE, read_property, record_property
+from .properties import PROPERTY_LINE, record_property
 from .wiki import scan_wiki, wiki_code_spans, wiki_label, wiki_refs
 
 # ---------------------------------------------------------------------------------------------
@@ -118,6 +118,7 @@ class _LogseqScan(Builder):
         "paragraph_start",
         "begins",
         "drawer_done",
+        "late_head",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -135,6 +136,7 @@ class _LogseqScan(Builder):
         self.paragraph_start = 0
         self.begins: BeginBlocks | None = None  # see `open_begin`
         self.drawer_done = False  # the current block's first property drawer has ended
+        self.late_head = False  # the page's properties stand after other lines
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -257,15 +259,23 @@ class _LogseqScan(Builder):
     def property_line(self, lineno: int, body: str, block: Block) -> bool:
         """A ``key:: value`` line. mldoc makes a property drawer of such lines anywhere in a
         block's text, and Logseq's graph parser keeps the block's first drawer only (a later
-        one holds no reference: block.cljs extract-blocks); the page's properties are those
-        before any other line."""
-        if not self.in_props and (block.kind == "preamble" or self.drawer_done):
-            if block.kind == "preamble" or PROPERTY_LINE.match(body) is None:
+        one holds no reference: block.cljs extract-blocks). The page's properties are the first
+        drawer before the first block, after text or blank lines too; but a ``title::`` names
+        the page only in a drawer that opens the page (extract.cljc get-page-name reads the
+        first node of the page)."""
+        if not self.in_props and self.drawer_done:
+            if PROPERTY_LINE.match(body) is None:
                 return False
             self.flush()  # a later drawer: its lines are no text, and no references
             return True
-        if not read_property(body, lineno, block, self.outline, self.comma_properties):
+        found = PROPERTY_LINE.match(body)
+        if found is None:
             return False
+        key, value = found.group("key", "value")
+        if block.kind == "preamble" and not self.in_props:
+            self.late_head = True  # the page's drawer does not open the page
+        if not (self.late_head and key.lower() == "title"):
+            record_property(key, value or "", lineno, block, self.outline, self.comma_properties)
         self.flush()  # the rest of a line after an HTML block, or text, ends at a property
         self.in_props = True
         return True
@@ -274,7 +284,8 @@ class _LogseqScan(Builder):
         """A line that is no property: the block's first property drawer, if any, has ended."""
         if self.in_props:
             self.in_props = False
-            self.drawer_done = self.drawer_done or bool(block.properties)
+            kept = self.outline.page_properties if block.kind == "preamble" else block.properties
+            self.drawer_done = self.drawer_done or bool(kept)
 
     def hash_plus(self, lineno: int, body: str, block: Block) -> bool:
         """A ``#+`` line: a #+BEGIN block that opens, or a directive before the first block (a

@@ -318,6 +318,20 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "late_page_properties": Case(
+        "A page's properties are its first property drawer before the first block, after blank"
+        " or text lines too (`alias::` after an empty first line makes an alias); but a"
+        " `title::` renames the page only in a drawer that opens the page.",
+        {
+            "pages/P1.md": "\nalias:: A1\n\n- body\n",
+            "pages/P2.md": "text [[R2]]\nalias:: A2\ntags:: T2\n- body\n",
+            "pages/P3.md": "\n\ntitle:: T3\nalias:: A3\n- body\n",
+            "pages/P4.md": "alias:: A4\n\nalias:: B4\n- body\n",
+            "journals/2026_11_18.md": (
+                "- [[A1]]\n- [[A2]]\n- [[A3]]\n- [[T3]]\n- [[A4]]\n- [[B4]]\n- [[T2]]\n"
+            ),
+        },
+    ),
     "self_and_alias_pages": Case(
         "A page's references to itself do not count; blocks on an alias page count for the"
         " real page only where they or an ancestor refer to it.",

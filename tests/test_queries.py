@@ -85,6 +85,23 @@ def test_logseq_not_mentions(tmp_path: Path, bullet: str) -> None:
     assert state(root, "Topic") == ("unmentioned", None)
 
 
+def test_page_properties_after_a_blank_line_still_alias_but_do_not_retitle(
+    tmp_path: Path,
+) -> None:
+    """Logseq's graph parser takes a page's first property drawer before its first block as its
+    properties wherever it stands, but a ``title::`` only from a drawer that opens the page
+    (checked with the oracle, tests/graph_gen.py case ``late_page_properties``)."""
+    root = logseq(
+        tmp_path,
+        {"Blank First": "\nalias:: BF\n\n- body\n", "Late": "\ntitle:: Renamed\n- body\n"},
+        {"2026-11-20": "- see [[BF]]\n- and [[Late]]\n"},
+    )
+    assert state(root, "Blank First") == ("active", "2026-11-20")
+    assert state(root, "Late") == ("active", "2026-11-20")
+    with pytest.raises(PageNotFound):
+        status("Renamed", vault=root, as_of=AS_OF)
+
+
 def test_a_comma_inside_brackets_belongs_to_the_listed_name(tmp_path: Path) -> None:
     """``alias:: [[Smith, John]]`` and ``tags:: [[Dallas, TX]]`` each name one page: Logseq's
     graph parser splits a comma list around bracketed names, not inside them (checked with the
