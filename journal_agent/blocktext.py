@@ -96,10 +96,16 @@ def front_matter(lines: list[str]) -> tuple[list[Property], int] | None:
 
 def fence_lines(text: str) -> tuple[list[int], list[int]]:
     """The lines that may open or close a code fence, and where the line after each starts."""
+    return lines_matching(_FENCE_LINE, text)
+
+
+def lines_matching(pattern: re.Pattern[str], text: str) -> tuple[list[int], list[int]]:
+    """The lines where ``pattern`` (multi-line, anchored at a line's start) matches, and where
+    the line after each starts."""
     lines: list[int] = []
     after: list[int] = []
     lineno, pos = 0, 0
-    for m in _FENCE_LINE.finditer(text):
+    for m in pattern.finditer(text):
         lineno, pos = lineno + text.count("\n", pos, m.start()), m.start()
         end = text.find("\n", m.end())
         lines.append(lineno)

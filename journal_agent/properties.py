@@ -32,10 +32,14 @@ def record_property(
     block: Block,
     outline: Outline,
     comma_properties: frozenset[str],
+    lines: dict[str, int] | None = None,
 ) -> None:
     """Keep a property on ``block`` (on the page for the preamble) with the page references of
     its value. Logseq lower-cases the key and writes ``_`` and spaces as ``-``; a key it cannot
-    read as a keyword is dropped, value and all (`builtins.valid_property_key`)."""
+    read as a keyword is dropped, value and all (`builtins.valid_property_key`). ``lines``: the
+    line each key of the drawer was read on; a page property given again replaces the value
+    and the references of the first (the graph parser makes a map of the page's properties;
+    a block keeps the references of both)."""
     key = key.lower().replace("_", "-").replace(" ", "-")
     if not valid_property_key(key):
         return
@@ -43,6 +47,11 @@ def record_property(
     page = block.kind == "preamble"
     (outline.page_properties if page else block.properties)[key] = value
     refs = outline.page_refs if page else block.refs
+    if lines is not None and page:
+        was = lines.get(key)
+        if was is not None:
+            refs[:] = [r for r in refs if r.line != was or r.kind != "property"]
+        lines[key] = lineno
     if key in NO_REF_PROPERTIES:
         return
     if key in comma_properties:

@@ -31,6 +31,7 @@ from .blocktext import (
     directive,
     fence_lines,
     front_matter,
+    lines_matching,
     timestamp_start,
 )
 from .blocktext import split_property_list as split_property_list
@@ -97,7 +98,10 @@ def scan(
     return outline
 
 
-_DRAWER = re.compile(r"^:[A-Za-z][\w-]*:[ \t]*$")  # :LOGBOOK: ... :END: (no refs, ends a paragraph)
+# A drawer (:LOGBOOK: ... :END:): its opening line, its end, and a property in a :PROPERTIES: one
+_DRAWER = re.compile(r"^:([^\s:]+):[ \t]*$")
+_DRAWER_END = re.compile(r"^[ \t]*:END:[ \t]*$", re.M | re.I)
+_DRAWER_PROPERTY = re.compile(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 class _LogseqScan(Builder):
@@ -119,6 +123,8 @@ class _LogseqScan(Builder):
         "begins",
         "drawer_done",
         "late_head",
+        "drawers",
+        "keys",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -137,6 +143,8 @@ class _LogseqScan(Builder):
         self.begins: BeginBlocks | None = None  # see `open_begin`
         self.drawer_done = False  # the current block's first property drawer has ended
         self.late_head = False  # the page's properties stand after other lines
+        self.drawers: tuple[list[int], list[int]] | None = None  # the :END: lines, and after
+        self.keys: dict[str, int] = {}  # the current block's property keys, by line
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -169,7 +177,7 @@ class _LogseqScan(Builder):
                 (rest if hashes else rest[1:]).strip(),
                 marker,
             )  # after a '-'
-            self.in_props, self.drawer_done = True, False
+            self.in_props, self.drawer_done, self.keys = True, False, {}
             if priority:
                 block.priority = priority
             if "::" in title and (prop := PROPERTY_LINE.match(title)) is not None:
@@ -178,7 +186,7 @@ class _LogseqScan(Builder):
                 # (``- template:: Daily``, ``- tags:: a, b``, ``- TODO k:: v``)
                 key, value = prop.group("key", "value")
                 record_property(
-                    key, value or "", lineno, block, self.outline, self.comma_properties
+                    key, value or "", lineno, block, self.outline, self.comma_properties, self.keys
                 )
             elif not title.startswith(("<", "```", "~~~", "#+")):
                 if (  # see `_logseq_refs`: a reference holds one of these
@@ -227,13 +235,15 @@ class _LogseqScan(Builder):
             return
         if body.startswith("#+") and self.hash_plus(lineno, body, block):
             return
+        joins = self.in_props  # a :PROPERTIES: drawer right after property lines joins them
         if self.in_props:
             self.end_properties(block)
         if (
             body.startswith(("```", "~~~"))
             and self.open_fence(lineno)
             or body.startswith(":")
-            and _DRAWER.match(body)
+            and (drawer := _DRAWER.match(body)) is not None
+            and self.open_drawer(lineno, drawer.group(1), block, joins)
         ):
             self.flush()
         elif body.startswith("<") and (rest := _after_html(body)) is not None:
@@ -256,6 +266,40 @@ class _LogseqScan(Builder):
         self.fence_end, self.resume = lines[after], after_lines[after]
         return True
 
+    def open_drawer(self, lineno: int, name: str, block: Block, joins: bool) -> bool:
+        """Whether a ``:NAME:`` line opens a drawer: mldoc runs one to the next ``:END:`` line,
+        bullets and all (without such a line it is text), and its lines hold no references. A
+        ``:PROPERTIES:`` drawer of ``:key: value`` lines only is a property drawer: the block's
+        (the page's, before the first block) unless it has had one; right after property lines
+        (``joins``) it is part of theirs."""
+        if self.drawers is None:
+            self.drawers = lines_matching(_DRAWER_END, self.text)
+        ends, after = self.drawers
+        k = bisect.bisect_right(ends, lineno)
+        if k == len(ends):
+            return False
+        self.fence_end, self.resume = ends[k], after[k]
+        if name.upper() == "PROPERTIES" and (joins or not self.drawer_done):
+            inside = self.text.split("\n", self.fence_end)[lineno + 1 : self.fence_end]
+            found = [_DRAWER_PROPERTY.match(line) for line in inside]
+            if all(found):
+                self.late_head = self.late_head or (block.kind == "preamble" and lineno > 0)
+                for j, prop in enumerate(found, lineno + 1):
+                    assert prop is not None
+                    key, value = prop.group("key", "value")
+                    if not (self.late_head and key.lower() == "title"):
+                        record_property(
+                            key,
+                            value or "",
+                            j,
+                            block,
+                            self.outline,
+                            self.comma_properties,
+                            self.keys,
+                        )
+                self.in_props = True  # ``key:: value`` lines right after it join it
+        return True
+
     def property_line(self, lineno: int, body: str, block: Block) -> bool:
         """A ``key:: value`` line. mldoc makes a property drawer of such lines anywhere in a
         block's text, and Logseq's graph parser keeps the block's first drawer only (a later
@@ -275,7 +319,9 @@ class _LogseqScan(Builder):
         if block.kind == "preamble" and not self.in_props:
             self.late_head = True  # the page's drawer does not open the page
         if not (self.late_head and key.lower() == "title"):
-            record_property(key, value or "", lineno, block, self.outline, self.comma_properties)
+            record_property(
+                key, value or "", lineno, block, self.outline, self.comma_properties, self.keys
+            )
         self.flush()  # the rest of a line after an HTML block, or text, ends at a property
         self.in_props = True
         return True

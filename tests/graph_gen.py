@@ -332,6 +332,28 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "drawers": Case(
+        "A drawer (`:LOGBOOK:` … `:END:`, any name) holds no references, and runs to the next"
+        " `:END:` line, the bullets between included; a `:PROPERTIES:` drawer of `:key: value`"
+        " lines holds the block's properties (its keys are pages too).",
+        {
+            "journals/2026_11_19.md": (
+                "- timer\n"
+                "  :LOGBOOK:\n"
+                "  CLOCK: [2026-11-19 Thu 09:00] [[Billing]]\n"
+                "  :END:\n"
+                "- standup\n"
+                "  :PROPERTIES:\n"
+                "  :owner: [[Dana]]\n"
+                "  :END:\n"
+                "- open drawer\n"
+                "  :NOTES:\n"
+                "- swallowed [[Hidden]]\n"
+                "  :END:\n"
+                "- after [[Seen]]\n"
+            ),
+        },
+    ),
     "self_and_alias_pages": Case(
         "A page's references to itself do not count; blocks on an alias page count for the"
         " real page only where they or an ancestor refer to it.",

@@ -350,6 +350,18 @@ def _task_lines(rng: random.Random, cont: str) -> list[str]:
     return lines
 
 
+def _drawer(rng: random.Random, cont: str) -> list[str]:
+    """A drawer: to the next ``:END:`` line (a later block's too) it holds no references; a
+    ``:PROPERTIES:`` one of ``:key: value`` lines holds the block's properties."""
+    name = rng.choice(["PROPERTIES", "properties", "LOGBOOK", "my-drawer", "a.b"])
+    if name.upper() == "PROPERTIES" and rng.random() < 0.7:
+        body = [f":{p.replace('::', ':', 1)}" for p in (_property(rng) for _ in range(2))]
+    else:
+        body = [_inline(rng) for _ in range(rng.randint(0, 2))]
+    end = [] if rng.random() < 0.15 else [rng.choice([":END:", ":end:", ":END:  "])]
+    return [cont + line for line in [f":{name}:", *body, *end]]
+
+
 class _Page:
     """Accumulates the lines of one page while the outline is generated."""
 
@@ -372,6 +384,8 @@ class _Page:
             self.lines.append(cont + f"a::b:: [[{rng.choice(PAGE_NAMES)}]]")
         if rng.random() < 0.1:
             self.lines += _task_lines(rng, cont)
+        if rng.random() < 0.05:
+            self.lines += _drawer(rng, cont)
         for _ in range(rng.choices([0, 1, 2], [6, 3, 1])[0]):
             r = rng.random()
             if r < 0.2:

@@ -94,9 +94,14 @@ function collect(x, acc, property = false) {
 
 let inProperty = false;
 
-function propertyRefs(props, acc) {
+function propertyRefs(props, acc, page = false) {
   inProperty = true;
-  for (const [key, value, refs] of props) {
+  // the graph parser makes a map of the page's properties: a key given again replaces the
+  // first there (a block keeps the refs of both)
+  const byKey = page ? new Map() : null;
+  if (page) for (const prop of props) byKey.set(prop[0].toLowerCase().replace(/[_ ]/g, "-"), prop);
+  const kept = page ? [...byKey.values()] : props;
+  for (const [key, value, refs] of kept) {
     const k = key.toLowerCase().replace(/[_ ]/g, "-");
     if (NO_REFS.has(k) || !k || INVALID_KEY.test(k)) continue;
     if (/^".*"$/.test(value)) continue;  // a "quoted" value names nothing
@@ -139,7 +144,7 @@ function outline(text) {
     } else if (current) {
       collect(node, current.refs);
     } else if (node[0] === "Property_Drawer") {
-      propertyRefs(node[1], result.page_refs);
+      propertyRefs(node[1], result.page_refs, true);
     } else if (node[0] === "Directive") {
       // #+KEY: value and YAML front matter: page properties (mldoc.cljc collect-page-properties)
       const refs = node[2] ? JSON.parse(Mldoc.parseInlineJson(node[2], CONFIG)) : [];
