@@ -56,6 +56,7 @@ KEEP_DONE_DAYS = 30
 MAX_BULLET_BYTES = 16 * 1024
 _ID = re.compile(r"[0-9a-f]{16}")
 _TMP_AGE = 60.0  # seconds after which a temporary file is a dead process's leftover
+_last_seq = 0  # the last `Pending.seq` this process gave out
 
 
 class Pending(NamedTuple):
@@ -71,6 +72,9 @@ class Pending(NamedTuple):
     reason: str | None = None  # why the last attempt did not write it
     tried: str | None = None  # when that attempt was
     where: str = "vault"  # "vault", or "outbox" while the vault's state cannot be written
+    # the order it was handed over in (`make`): ``noted`` has whole seconds, and every bullet of
+    # one call shares it; 0 in the files of versions that did not keep it
+    seq: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,8 +110,9 @@ def make(
     `BadArgument` for a bullet too large to be one."""
     when = day or dt.date.today()
     noted = now_utc()
+    first = _next_seqs(len(texts))
     out: list[Pending] = []
-    for raw in texts:
+    for n, raw in enumerate(texts):
         # a lone surrogate (JSON allows "\ud800") cannot be stored or written: mark its place
         text = raw.strip().encode("utf-8", "replace").decode("utf-8")
         if not text:
@@ -117,8 +122,20 @@ def make(
                 f"bullet {short(text)!r} is over {MAX_BULLET_BYTES // 1024} KB: not one line"
             )
         item_id = bullet_id(agent, session, when, text)
-        out.append(Pending(item_id, text, agent, when, session or None, noted, source))
+        out.append(
+            Pending(item_id, text, agent, when, session or None, noted, source, seq=first + n)
+        )
     return out
+
+
+def _next_seqs(count: int) -> int:
+    """The first of ``count`` order numbers for bullets handed over now: the time in nanoseconds
+    (calls of other processes interleave by it), kept above those this process gave out already
+    (a coarse clock repeats itself between two quick calls)."""
+    global _last_seq
+    first = max(time.time_ns(), _last_seq + 1)
+    _last_seq = first + max(count - 1, 0)
+    return first
 
 
 # -- the store ---------------------------------------------------------------------------------
@@ -156,7 +173,8 @@ class PendingStore:
         return new
 
     def items(self) -> list[Pending]:
-        """Every pending bullet, oldest first (leftovers of killed processes cleaned up)."""
+        """Every pending bullet, oldest first and in the order handed over (leftovers of killed
+        processes cleaned up)."""
         names = self.state.names(SUB)
         present = set(names)
         done = set(self.state.names(DONE)) if "done" in present else set()
@@ -174,7 +192,7 @@ class PendingStore:
                 self.state.remove(name, sub=SUB)
             elif ext == "tmp" and name.startswith("."):
                 self._remove_stale_tmp(name)
-        out.sort(key=lambda i: (i.noted, i.id))
+        out.sort(key=lambda i: (i.noted, i.seq, i.id))
         return out
 
     def find(self, prefix: str) -> Pending:
@@ -235,6 +253,7 @@ class PendingStore:
                 str(raw.get("noted", "")),
                 raw.get("source"),
                 where=self.where,
+                seq=_seq(raw.get("seq")),
             )
         except (ValueError, KeyError, TypeError):
             return None  # not ours (a file is created whole, never torn)
@@ -254,10 +273,17 @@ class PendingStore:
             pass
 
 
+def _seq(value: object) -> int:
+    """A stored order number; 0 (ordered by time and id, as before) if missing or not one: a
+    bullet is never lost for it."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
 def _dump(item: Pending) -> bytes:
     data = item.to_json()
     for key in ("id", "reason", "tried", "where"):
         data.pop(key)
+    data["seq"] = item.seq  # kept, not shown: only the order of the bullets depends on it
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 

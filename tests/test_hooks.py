@@ -73,6 +73,20 @@ def test_a_turn_records_and_writes_its_bullets_and_prints_no_context(
 
 
 @pytest.mark.parametrize("host", ALL)
+def test_a_turns_bullets_land_in_the_order_of_its_journal_block(
+    host: str, logseq_vault: Path, env: dict[str, str]
+) -> None:
+    bullets = [f"{host} {n} on [[Grafana]]" for n in ("one", "two", "three", "four")]
+    message = {HOSTS[host]["message"]: reply(*bullets)}
+    done = hook(
+        host, HOSTS[host]["turn"], payload(host, "turn", "s1", **message), env, logseq_vault
+    )
+    assert done.returncode == 0, done.stderr
+    page = [line.strip()[2:] for line in journal_text(logseq_vault).splitlines()]
+    assert [line for line in page if line in bullets] == bullets
+
+
+@pytest.mark.parametrize("host", ALL)
 @pytest.mark.parametrize("phase", ["compact", "end"])
 def test_compaction_and_end_take_every_reply_of_the_transcript(
     host: str, phase: str, logseq_vault: Path, env: dict[str, str], tmp_path: Path

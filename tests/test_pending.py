@@ -56,6 +56,7 @@ def test_a_bullet_is_recorded_once_per_agent_session_and_text(store: PendingStor
         "session": "s1",
         "noted": items[0].noted,
         "source": None,
+        "seq": items[0].seq,
     }
 
 
@@ -109,6 +110,48 @@ def test_a_flush_killed_after_writing_reflushes_safely(
     report = flush(vault, until=soon(), today=TUE)  # the tombstone never landed: found written
     assert [i.id for i in report.duplicates] == [item.id] and store.items() == []
     assert lines(logseq_vault, TUE, item.text) == 1
+
+
+def on_page(vault: Path, day: dt.date, texts: list[str]) -> list[str]:
+    """Which of ``texts`` are bullets of the day's page, in the page's order."""
+    path = journal(vault, day.isoformat())
+    found = [line.strip()[2:] for line in path.read_text().splitlines()]
+    return [t for t in found if t in texts]
+
+
+def test_bullets_are_written_in_the_order_handed_over(
+    logseq_vault: Path, store: PendingStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within one call and across calls, even when they share ``noted`` (whole seconds): not in
+    the order of their ids."""
+    monkeypatch.setattr(pending, "now_utc", lambda: "2026-11-25T09:00:00+00:00")
+    vault = open_vault(logseq_vault)
+    first = [f"{n} on [[Grafana]]" for n in ("first", "second", "third", "fourth")]
+    later = [f"{n} on [[Flaky CI]]" for n in ("fifth", "sixth")]
+    assert sorted(first, key=lambda t: make([t], agent="claude", session="s1")[0].id) != first
+    store.record(make(first, agent="claude", session="s1", day=TUE))
+    store.record(make(later, agent="claude", session="s1", day=TUE))
+    assert [i.text for i in store.items()] == first + later
+    flush(vault, until=soon(), today=TUE)
+    assert on_page(logseq_vault, TUE, first + later) == first + later
+
+
+def test_pending_files_of_earlier_versions_still_load_in_a_stable_order(
+    store: PendingStore,
+) -> None:
+    """Files without ``seq`` (or with a foreign one) load, ordered by when noted, then id."""
+    store.record(make(["new [[Grafana]]"], agent="a", session="s"))
+    store.path.mkdir(parents=True, exist_ok=True)
+    old = {"agent": "a", "day": TUE.isoformat(), "session": "s", "source": None}
+    for item_id, noted, text, extra in [
+        ("00000000000000bb", "2026-11-25T09:00:00+00:00", "old b", {}),
+        ("00000000000000aa", "2026-11-25T09:00:00+00:00", "old a", {"seq": "x"}),
+        ("00000000000000cc", "2026-11-25T08:00:00+00:00", "older", {}),
+    ]:
+        data = dict(old, text=text, noted=noted, **extra)
+        (store.path / f"{item_id}.json").write_text(json.dumps(data))
+    texts = [i.text for i in store.items()]
+    assert texts == ["older", "old a", "old b", "new [[Grafana]]"]
 
 
 def test_a_late_bullet_goes_to_its_own_days_page(logseq_vault: Path, store: PendingStore) -> None:
