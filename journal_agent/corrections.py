@@ -291,39 +291,39 @@ def _check_page(
             for i in sorted(inside)
             if (rel, hashes[i]) not in known and outline.blocks[i].text.strip()
         ]
-        edits = _match_edits(missing, candidates)
-        for e in missing:
-            if e.hash in edits:
-                now, score = edits[e.hash]
+        edits = match_edits([e.text for e in missing], candidates)
+        for n, e in enumerate(missing):
+            if n in edits:
+                now, score = edits[n]
                 found.append(_finding("edited", e, now=now, similarity=score))
             else:
                 unexplained.append((e, bool(heads)))
     return intact, found, unexplained
 
 
-def _match_edits(missing: list[Entry], candidates: list[str]) -> dict[str, tuple[str, float]]:
-    """Pair missing bullets with the owned block's unknown bullets they are most similar to,
-    one-to-one, best pair first."""
+def match_edits(missing: Sequence[str], candidates: Sequence[str]) -> dict[int, tuple[str, float]]:
+    """Pair the texts of missing bullets with the owned block's unknown bullets they are most
+    similar to, one-to-one, best pair first: by the index in ``missing``, the candidate it was
+    edited into and how similar they are. `audit` and `journal-agent watch` both judge by it,
+    so that they tell the same story."""
     if not missing or not candidates:
         return {}
     from rapidfuzz import fuzz, utils  # lazy: only an audit that finds a change needs it
 
     pairs = []
-    for i, e in enumerate(missing):
+    for i, old in enumerate(missing):
         for j, text in enumerate(candidates):
-            score = fuzz.ratio(e.text, text, processor=utils.default_process)
+            score = fuzz.ratio(old, text, processor=utils.default_process)
             if score >= EDIT_MIN_SIMILARITY:
                 pairs.append((-score, i, j))
     pairs.sort()
-    used_e: set[int] = set()
-    used_c: set[int] = set()
-    out: dict[str, tuple[str, float]] = {}
+    used: set[int] = set()
+    out: dict[int, tuple[str, float]] = {}
     for neg, i, j in pairs:
-        if i in used_e or j in used_c:
+        if i in out or j in used:
             continue
-        used_e.add(i)
-        used_c.add(j)
-        out[missing[i].hash] = (candidates[j], round(-neg, 1))
+        used.add(j)
+        out[i] = (candidates[j], round(-neg, 1))
     return out
 
 

@@ -12,7 +12,8 @@ just two events on the same page. Each refresh:
   that lists the vault right (no link in it, no folder that came, went or moved), and
 * compares each changed journal page that holds agent bullets (per the ledger) with the copy
   seen before: a bullet a person deleted or edited is recorded, with the time it was seen, in
-  ``events.jsonl`` of the state folder (which `audit` reads). A save that dropped agent bullets
+  ``events.jsonl`` of the state folder (which `audit` reads; an edit is told from a deletion
+  the way `audit` tells it, `corrections.match_edits`). A save that dropped agent bullets
   *and* other recent changes at once — an app writing an older copy of the page over it, as
   Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
 
@@ -45,6 +46,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .corrections import match_edits
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
 from .ledger import Ledger, now_utc, text_hash
@@ -479,7 +481,7 @@ class Watcher:
             if (agent, h) in written and h not in after.agents.get(agent, {})
         ]
         if gone:
-            self._record(rel, before, after, gone, now)
+            self._record(rel, before, after, gone, {h for _a, h in written}, now)
 
     def _record(
         self,
@@ -487,27 +489,22 @@ class Watcher:
         before: _Copy,
         after: _Copy,
         gone: list[tuple[str, str, str]],
+        known: set[str],
         now: float,
     ) -> None:
-        from rapidfuzz import fuzz, process
-
-        new_here = sorted(after.lines - before.lines)
+        """Record what became of the ``gone`` bullets: lost with other recent lines, edited
+        (``known``: the hashes agents wrote on the page, never a person's edit), or deleted."""
         dropped = before.lines - after.lines
         seen = now_utc()
+        lost = {(a, h): ev for a, h, _t in gone if (ev := _evidence(before, dropped, gone, a, now))}
+        edits = _edits(before, after, [g for g in gone if g[:2] not in lost], known)
         found = []
         for agent, h, text in gone:
-            # what else the save dropped: recent lines that are not this agent's own
-            own = {f"- {t}" for a, _h, t in gone if a == agent} | {f"- {agent} log"}
-            others = sorted(
-                ln for ln in dropped if ln not in own and now - before.added.get(ln, 0.0) <= RECENT
-            )
-            if others:
-                evidence = f"{len(others)} other recent line(s), e.g. {others[0]!r}"
+            if (agent, h) in lost:
+                evidence = lost[agent, h]
                 found.append(Observation("lost", rel, agent, h, text, seen, evidence=evidence))
-                continue
-            match = process.extractOne(f"- {text}", new_here, scorer=fuzz.ratio, score_cutoff=60)
-            if match is not None:
-                now_text = match[0].removeprefix("- ")
+            elif (agent, h) in edits:
+                now_text = edits[agent, h]
                 found.append(Observation("edited", rel, agent, h, text, seen, now=now_text))
             else:
                 found.append(Observation("deleted", rel, agent, h, text, seen))
@@ -528,6 +525,37 @@ class Watcher:
             self.report(f"watch: cannot record what it saw: {exc.strerror}")
         finally:
             os.close(fd)
+
+
+def _evidence(
+    before: _Copy, dropped: set[str], gone: list[tuple[str, str, str]], agent: str, now: float
+) -> str | None:
+    """What else the save that dropped ``agent``'s bullets dropped: recent lines that are not
+    this agent's own (None if nothing: a person's deletion or edit)."""
+    own = {f"- {t}" for a, _h, t in gone if a == agent} | {f"- {agent} log"}
+    others = sorted(
+        ln for ln in dropped if ln not in own and now - before.added.get(ln, 0.0) <= RECENT
+    )
+    return f"{len(others)} other recent line(s), e.g. {others[0]!r}" if others else None
+
+
+def _edits(
+    before: _Copy, after: _Copy, gone: list[tuple[str, str, str]], known: set[str]
+) -> dict[tuple[str, str], str]:
+    """What each (agent, hash) of ``gone`` was edited into: a bullet new in that agent's owned
+    block that no agent wrote, matched as `audit` matches (each at most once, best pair first)."""
+    out: dict[tuple[str, str], str] = {}
+    for agent in dict.fromkeys(a for a, _h, _t in gone):
+        mine = [(h, t) for a, h, t in gone if a == agent]
+        had = before.agents.get(agent, {})
+        new = [
+            t
+            for h, t in after.agents.get(agent, {}).items()
+            if h not in had and h not in known and t.strip()
+        ]
+        pairs = match_edits([t for _h, t in mine], new)
+        out.update({(agent, mine[n][0]): text for n, (text, _score) in pairs.items()})
+    return out
 
 
 def watch(vault: Vault, *, poll: bool = False, report: Callable[[str], None]) -> None:

@@ -129,6 +129,23 @@ def test_a_deleted_and_an_edited_agent_bullet(logseq_vault: Path, running: Runni
     assert notes[0] not in page.read_text()  # never restored
 
 
+def test_each_new_bullet_is_the_edit_of_one_agent_bullet_at_most(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Two bullets gone and one new, similar to both: one was edited into it, the other deleted,
+    as `audit` says (a new line outside the owned block is no edit of either)."""
+    notes = ["x [[Grafana]]", "y [[Grafana]]"]
+    journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    page = journal(logseq_vault, DAY)
+    page.write_text("- claude log\n\t- x [[Grafana]] edited\n- y [[Grafana]] elsewhere\n")
+    running.settle()
+    seen = {o.text: (o.kind, o.now) for o in read_observations(StateDir.of(logseq_vault))}
+    assert seen == {notes[0]: ("edited", "x [[Grafana]] edited"), notes[1]: ("deleted", None)}
+    audit = journal_agent.audit(vault=logseq_vault, agent="claude")
+    assert {f.text: (f.kind, f.now) for f in audit.findings} == seen
+
+
 def test_an_app_overwrite_with_an_older_copy_is_reported(
     logseq_vault: Path, running: Running
 ) -> None:
