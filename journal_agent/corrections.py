@@ -33,7 +33,7 @@ from typing import Any, Literal, NamedTuple
 from .errors import BadArgument, JournalAgentError, UnreadablePage
 from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
-from .owned import owned_blocks, owner_header
+from .owned import owned_subtrees, owner_header
 from .records import Record
 from .state import StateDir
 from .vault import Vault
@@ -248,19 +248,6 @@ def _read(vault: Vault, rel: str, warnings: list[str]) -> Outline | None:
         return None
 
 
-def _owned(outline: Outline, header: str) -> tuple[list[int], set[int]]:
-    """The owned blocks of ``header`` and every block inside their subtrees."""
-    heads = owned_blocks(outline, header)
-    inside: set[int] = set()
-    for h in heads:
-        end = outline.blocks[h].subtree_end
-        for i in range(h + 1, len(outline.blocks)):
-            if outline.blocks[i].line >= end:
-                break
-            inside.add(i)
-    return heads, inside
-
-
 def _check_page(
     rel: str, outline: Outline | None, entries: list[Entry], known: set[tuple[str, str]]
 ) -> tuple[int, list[Finding], list[tuple[Entry, bool]]]:
@@ -275,7 +262,7 @@ def _check_page(
     for e in entries:
         by_agent.setdefault(e.agent, []).append(e)
     for agent in sorted(by_agent):
-        heads, inside = _owned(outline, owner_header(agent))
+        heads, inside = owned_subtrees(outline, owner_header(agent))
         here = {hashes[i] for i in inside}
         outside = {h for i, h in enumerate(hashes) if i not in inside and i not in heads}
         missing: list[Entry] = []
@@ -409,7 +396,7 @@ def _read_backups(
             outline = vault.read_page(rel)
         except UnreadablePage:
             continue
-        _heads, inside = _owned(outline, owner_header(agent))
+        _heads, inside = owned_subtrees(outline, owner_header(agent))
         held = frozenset(text_hash(outline.blocks[i].text) for i in inside)
         out.append((rel, _backup_time(vault, rel, name), held))
     return out

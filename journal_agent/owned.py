@@ -30,6 +30,20 @@ def owned_blocks(outline: Outline, header: str) -> list[int]:
     ]
 
 
+def owned_subtrees(outline: Outline, header: str) -> tuple[list[int], set[int]]:
+    """The owned blocks of ``header`` and every block inside their subtrees: an agent bullet a
+    person indented under another is still in the block."""
+    heads = owned_blocks(outline, header)
+    inside: set[int] = set()
+    for h in heads:
+        end = outline.blocks[h].subtree_end
+        for i in range(h + 1, len(outline.blocks)):
+            if outline.blocks[i].line >= end:
+                break
+            inside.add(i)
+    return heads, inside
+
+
 def children_texts(outline: Outline, header: str) -> list[str]:
     """The first lines of the bullets directly under any of the owned blocks on this page."""
     owned = set(owned_blocks(outline, header))

@@ -50,7 +50,7 @@ from .corrections import match_edits
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
 from .ledger import Ledger, now_utc, text_hash
-from .owned import owned_blocks
+from .owned import owned_subtrees
 from .records import Record
 from .state import PageLock, StateDir
 from .vault import Vault
@@ -453,9 +453,9 @@ class Watcher:
             return None
         mine: dict[str, dict[str, str]] = {}
         agents = {e.agent for e in Ledger(self.state).entries(rel)}
-        for agent in agents:
-            owned = set(owned_blocks(outline, f"{agent} log"))
-            texts = [b.text for b in outline.blocks if b.parent in owned]
+        for agent in agents:  # every bullet in the block, as `audit` reads it: nested or not
+            _heads, inside = owned_subtrees(outline, f"{agent} log")
+            texts = [outline.blocks[i].text for i in sorted(inside)]
             mine[agent] = {text_hash(t): t for t in texts}
         lines = {ln.strip() for ln in outline.text.splitlines() if ln.strip()}
         return _Copy(lines, mine)

@@ -146,6 +146,21 @@ def test_each_new_bullet_is_the_edit_of_one_agent_bullet_at_most(
     assert {f.text: (f.kind, f.now) for f in audit.findings} == seen
 
 
+def test_an_agent_bullet_indented_under_another_is_not_gone(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Still in the owned block (its subtree), as `audit` reads it: nothing happened to it."""
+    notes = ["x [[Grafana]]", "y [[Grafana]]"]
+    journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    page = journal(logseq_vault, DAY)
+    page.write_text(page.read_text().replace(f"\t- {notes[1]}", f"\t\t- {notes[1]}"))
+    assert f"\t\t- {notes[1]}\n" in page.read_text()
+    running.settle()
+    assert read_observations(StateDir.of(logseq_vault)) == [] and running.lines == []
+    assert journal_agent.audit(vault=logseq_vault, agent="claude").findings == []
+
+
 def test_an_app_overwrite_with_an_older_copy_is_reported(
     logseq_vault: Path, running: Running
 ) -> None:
