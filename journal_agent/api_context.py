@@ -106,9 +106,14 @@ class _Lookup:
         self._registry: Any = None
 
     def page(self, name: str) -> Page | None:
+        """The page ``name`` links, else the one page a query's topic of that name means (in
+        Obsidian a note's alias names it, though ``[[Alias]]`` links nothing)."""
         if self._registry is None:
             self._registry, _ = load_registry(self.query.vault, use_cache=self.query.use_cache)
         page: Page | None = self._registry.resolve(name)
+        if page is None:
+            found: list[Page] = self._registry.candidates(name)
+            page = found[0] if len(found) == 1 else None
         return page
 
     def title(self, name: str) -> str | None:

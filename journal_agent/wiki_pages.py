@@ -14,6 +14,9 @@ match"):
   alphabetically;
 * names compare case-insensitively, and ``X.md`` is ``X``; a note's front-matter alias does not
   resolve a bare ``[[Alias]]`` (Obsidian writes ``[[Real|Alias]]``, "Aliases").
+
+A query's topic is not a link: a person names a topic by a title or an alias, so where no note
+has that name or path, the notes that declare it as an alias are what it means (`candidates`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,10 @@ class WikiPages(PageRegistry):
                 self._by_path.setdefault(path, page)
                 self._by_stem.setdefault(path.rsplit("/", 1)[-1], []).append(page)
         self._aliases = {self.key(a): p for p in self.pages for a in p.aliases}
+        self._aliased: dict[str, list[Page]] = {}  # by query key, each note once, best first
+        for page in sorted(self.pages, key=lambda p: _order(p.path or "")):
+            for key in dict.fromkeys(self.query_key(a) for a in page.aliases):
+                self._aliased.setdefault(key, []).append(page)
 
     def resolve(self, name: str, source: str | None = None) -> Page | None:
         source = self.source if source is None else source
@@ -66,7 +73,9 @@ class WikiPages(PageRegistry):
     def candidates(self, name: str) -> list[Page]:
         key = self.query_key(name)
         exact = self._by_path.get(key.lstrip("/"))
-        return [exact] if exact is not None else self._matches(key)
+        if exact is not None:
+            return [exact]
+        return self._matches(key) or list(self._aliased.get(key, ()))
 
     def identity(self, page: Page) -> str:
         return page.path or self.key(page.title)

@@ -23,12 +23,14 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
 import journal_agent
-from journal_agent import AmbiguousPage, PageNotFound
+from journal_agent import AmbiguousPage, PageNotFound, cli, quick
 from journal_agent.api import pages, status, timeline, topics
 
 from .conftest import FIXTURE_VAULTS, copy_vault
@@ -130,9 +132,30 @@ def test_pages_say_how_to_link_notes_that_share_a_name() -> None:
     assert "link" not in found["Work/Plan.md"]
 
 
-def test_a_bare_alias_is_not_a_page() -> None:
+def test_a_bare_alias_links_nothing_but_a_query_finds_its_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``[[T]]`` links no note (only ``[[Topic|T]]`` does), yet TOPIC is a title or an alias:
+    ``T`` names Topic.md, from the graph, the cached summary and the warm path alike."""
+    root = copy_vault(RULES / "aliases", tmp_path)
+    for use_cache in (False, True, True):  # the graph, then a summary built and one read
+        for name in ("T", "the topic"):
+            found = status(name, vault=root, as_of=AS_OF, use_cache=use_cache)
+            assert (found.page.path, found.mentions) == ("Topic.md", 1)
+            entries = timeline(name, vault=root, as_of=AS_OF, use_cache=use_cache).entries
+            assert [(e.path, e.line) for e in entries] == [("Daily/2026-11-24.md", 1)]
+    scoped = journal_agent.context(vault=root, as_of=AS_OF, topics=["T"]).to_json()
+    assert scoped["scope"]["topics"] == ["Topic"]
+    past = time.time() - 10  # out of the racy window: the warm path vouches for the summary
+    for path in root.rglob("*"):
+        os.utime(path, (past, past))
+    assert cli.main(["status", "T", "--vault", str(root), "--as-of", AS_OF]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Topic: ")
+    assert quick.answer(["status", "T", "--vault", str(root), "--as-of", AS_OF]) == 0
+    assert capsys.readouterr().out == said
     with pytest.raises(PageNotFound):
-        status("T", vault=RULES / "aliases", as_of=AS_OF)
+        status("Topi", vault=root, as_of=AS_OF)
 
 
 def test_resolution_is_the_linking_bullet_itself() -> None:

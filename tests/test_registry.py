@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from journal_agent import BadPageName, load_registry, open_vault
-from journal_agent.flavors import LogseqFlavor, Settings
+from journal_agent.flavors import LogseqFlavor, ObsidianFlavor, Settings
+from journal_agent.registry import Page
+from journal_agent.wiki_pages import WikiPages
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
 
@@ -119,6 +121,25 @@ def test_obsidian_resolution() -> None:
     assert resolve("Old") is None  # Archive/ is in userIgnoreFilters
     assert resolve("diagram.png") is None  # attachments are not pages
     assert "Atlas Migration" not in registry.names()
+
+
+def test_a_query_names_an_obsidian_note_by_its_alias() -> None:
+    """A bare alias links nothing, but a query's topic may be an alias: where no note has the
+    name, the notes that declare it (shortest path first); a note of that name comes first."""
+    registry = WikiPages(
+        [
+            Page("Project A", "Work/Project A.md", ["PA", "Plan.md"]),
+            Page("Other", "Other.md", ["pa", "Shared"]),
+            Page("Shared", "Notes/Shared.md"),
+        ],
+        ObsidianFlavor(),
+    )
+    assert registry.resolve("PA") is None
+    assert [p.path for p in registry.candidates("pa")] == ["Other.md", "Work/Project A.md"]
+    assert [p.path for p in registry.candidates("Plan")] == ["Work/Project A.md"]
+    assert [p.path for p in registry.candidates("plan.md")] == ["Work/Project A.md"]
+    assert [p.path for p in registry.candidates("Shared")] == ["Notes/Shared.md"]
+    assert registry.candidates("Project") == []
 
 
 def test_markdown_resolution() -> None:
