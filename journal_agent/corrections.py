@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal, NamedTuple
 
+from .derived import window_start
 from .errors import BadArgument, JournalAgentError, UnreadablePage
 from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
@@ -438,7 +439,7 @@ def recent_corrections(
     """The corrections a session-start projection shows: findings on ``agent``'s bullets written
     within the window (up to ``as_of``) whose page changed since the agent last wrote, or is
     gone. What the agent was already shown before its last write is not repeated."""
-    first = as_of - dt.timedelta(days=days)
+    first = window_start(as_of, days)
     every = ledger_entries(vault)
     mine = [
         e

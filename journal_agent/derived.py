@@ -8,6 +8,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
+    import datetime as dt
     from typing import Any, Literal
 
     Status = Literal["active", "resolved", "stale", "unmentioned"]
@@ -21,6 +22,15 @@ def status_of(days_silent: int | None, resolution: bool, days: int) -> Status:
     if resolution:
         return "resolved"
     return "active" if days_silent <= days else "stale"
+
+
+def window_start(as_of: dt.date, days: int) -> dt.date:
+    """The first day of the window of ``days`` before ``as_of``, or the calendar's first day
+    where the window would begin before it (``--as-of 0001-01-05``: no day precedes 1 January
+    of year 1, and subtracting past it raises)."""
+    import datetime
+
+    return datetime.date.fromordinal(max(1, as_of.toordinal() - days))
 
 
 def recency(last: int | None, title: str) -> tuple[int, str]:

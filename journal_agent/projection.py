@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from .corrections import Finding
+from .derived import window_start
 from .guide import HOW_TO
 from .queries import Topic
 from .records import Record
@@ -317,7 +318,7 @@ def frontier_lines(text: str) -> tuple[str, ...]:
 
 def _active(inputs: Inputs, active: list[Topic], positions: list[int]) -> Section:
     s, as_of, days = inputs.summary, inputs.as_of, inputs.days
-    since = as_of - dt.timedelta(days=days)
+    since = window_start(as_of, days)
     pieces: list[Piece] = []
     shown_blocks: set[tuple[str, int]] = set()
     for n, (topic, i) in enumerate(zip(active, positions, strict=True)):

@@ -457,6 +457,23 @@ def test_only_yyyy_mm_dd_is_a_date(logseq_vault: Path, value: str) -> None:
         journal_agent.stale(vault=logseq_vault, as_of=value)
 
 
+@pytest.mark.parametrize("day", ["0001-01-01", "0001-01-05", "9999-12-31"])
+def test_a_day_at_either_end_of_the_calendar_is_answered(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], day: str
+) -> None:
+    """A window reaching before 1 January of year 1 starts there (no day precedes it)."""
+    journal_agent.append([NOTE], vault=logseq_vault, agent="a", date=day)  # an active thread
+    queries = [["stale"], ["topics"], ["status", "Grafana"], ["timeline", "Grafana"]]
+    queries += [["context", "--agent", "a"], ["context", "--topic", "Grafana"]]
+    queries += [["related", "Grafana"], ["why", "Grafana"]]
+    for days in ("1", "21", "36500"):
+        for query in queries:
+            where = ["--vault", str(logseq_vault), "--as-of", day, "--days", days]
+            code, out, err = run_cli(capsys, *query, *where)
+            assert code == 0 and "internal error" not in err, (query, days, err)
+    assert "Grafana" in out
+
+
 # -- 17. huge pages --------------------------------------------------------------------------------
 
 
