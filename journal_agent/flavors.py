@@ -436,7 +436,10 @@ def _folder(config: dict[str, Any], key: str, default: str) -> str:
 
 
 def safe_folder(value: str, where: str) -> str:
-    """Normalise a configured vault-relative folder; refuse one that leaves the vault."""
+    """Normalise a configured vault-relative folder; refuse one that leaves the vault, or that
+    holds a NUL (no file system takes one in a name)."""
+    if "\0" in value:
+        raise ConfigError(f"{where}: folder {value!r} holds a NUL character, which no folder can")
     folder = value.replace("\\", "/").strip().strip("/")
     parts = [p for p in folder.split("/") if p not in ("", ".")]
     if value.strip().startswith("/") and not parts:

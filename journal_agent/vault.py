@@ -266,7 +266,13 @@ class Vault:
 
 
 def _check_escape(pattern: str) -> None:
-    """Refuse a journal file format that climbs out of the vault, whatever its letters mean."""
+    """Refuse a journal file format that climbs out of the vault, or that holds a NUL (literal
+    in every dialect: it would be in every file name, which no file system takes), whatever
+    its letters mean."""
+    if "\0" in pattern:
+        raise BadDateFormat(
+            f"journal file format {pattern!r} holds a NUL character, which no file name can"
+        )
     parts = pattern.replace("\\", "/").split("/")
     if pattern.startswith(("/", "\\")) or any(p.strip() == ".." for p in parts):
         raise BadDateFormat(

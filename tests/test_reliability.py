@@ -448,6 +448,47 @@ def test_a_date_format_leaving_the_vault_says_so(logseq_vault: Path) -> None:
         journal_agent.open_vault(logseq_vault, use_cache=False)
 
 
+@pytest.mark.parametrize(
+    ("edn", "said"),
+    [
+        (
+            '{:journal/file-name-format "yyyy_MM_dd\\u0000"}',
+            "journal file format 'yyyy_MM_dd\\x00'",
+        ),
+        ('{:journals-directory "journals\\u0000"}', ":journals-directory: folder 'journals\\x00'"),
+        ('{:pages-directory "pa\\u0000ges"}', ":pages-directory: folder 'pa\\x00ges'"),
+    ],
+)
+def test_a_nul_in_a_file_name_setting_is_refused(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], edn: str, said: str
+) -> None:
+    """No file system takes a NUL in a name: every command refuses the setting, ``info`` too."""
+    (logseq_vault / "logseq" / "config.edn").write_text(edn)
+    before = snapshot(logseq_vault)
+    for command in (["append", NOTE], ["info"], ["stale"]):
+        code, _, err = run_cli(capsys, *command, "--vault", str(logseq_vault))
+        assert code == 2 and f"{said} holds a NUL character" in one_line(err), err
+    assert snapshot(logseq_vault) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "settings"),
+    [
+        (".obsidian/daily-notes.json", '{"format": "YYYY-MM-DD\\u0000"}'),
+        (".obsidian/daily-notes.json", '{"folder": "Dai\\u0000ly"}'),
+        (".journal-agent.toml", '[journal]\nformat = "YYYY-MM-DD\\u0000"\n'),
+        (".journal-agent.toml", '[journal]\nfolder = "jour\\u0000nals"\n'),
+    ],
+)
+def test_a_nul_in_a_file_name_setting_is_refused_in_every_flavor(
+    tmp_path: Path, name: str, settings: str
+) -> None:
+    (tmp_path / name).parent.mkdir(exist_ok=True)
+    (tmp_path / name).write_text(settings)
+    with pytest.raises(ConfigError, match="holds a NUL character"):
+        journal_agent.open_vault(tmp_path, use_cache=False)
+
+
 # -- 15. dates are days in one form ----------------------------------------------------------------
 
 
