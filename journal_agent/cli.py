@@ -145,9 +145,13 @@ def _bullets(args: argparse.Namespace) -> list[str]:
 
 
 def _stdin_lines() -> list[str]:
+    """The non-blank lines of standard input, each a bullet (split at line ends only:
+    `transcript.text_lines`)."""
+    from .transcript import text_lines
+
     stream = getattr(sys.stdin, "buffer", None)
     if stream is None:  # replaced by a text stream (tests, embedding)
-        return [line for line in sys.stdin.read().splitlines() if line.strip()]
+        return [line for line in text_lines(sys.stdin.read()) if line.strip()]
     data = stream.read()
     try:
         text = data.decode("utf-8-sig")
@@ -155,7 +159,7 @@ def _stdin_lines() -> list[str]:
         raise BadArgument(
             f"standard input is not UTF-8 text (invalid byte at {exc.start})"
         ) from exc
-    return [line for line in text.splitlines() if line.strip()]
+    return [line for line in text_lines(text) if line.strip()]
 
 
 @command(

@@ -48,13 +48,21 @@ class Message(NamedTuple):
     day: dt.date | None = None
 
 
+def text_lines(text: str) -> list[str]:
+    """``text`` split at its line ends only: ``\\n``, ``\\r\\n`` or ``\\r``. Not `str.splitlines`,
+    which also splits at U+2028, U+2029, U+0085, VT, FF and \\x1c-\\x1e: a bullet holding one
+    would become two, where the guard refuses it whole, as it refuses the same text given as an
+    argument."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def journal_bullets(text: str) -> list[str]:
     """The bullets of every fenced ``journal`` block in ``text``, in order: one a line, list
     markers and blank lines dropped. A block left open at the end of the text still counts (a
     reply cut short keeps its bullets)."""
     bullets: list[str] = []
     fence: str | None = None
-    for line in text.splitlines():
+    for line in text_lines(text):
         if fence is None:
             opened = _OPEN.match(line)
             if opened:

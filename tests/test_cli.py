@@ -274,6 +274,36 @@ def test_append_from_stdin(
     assert [json.loads(line)["session"] for line in ledger] == ["s1", "s1"]
 
 
+@pytest.mark.parametrize("bytes_in", [False, True])  # a text stream (embedding), or the bytes
+@pytest.mark.parametrize(
+    "sep", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"]
+)
+def test_stdin_splits_bullets_at_line_ends_only(
+    capsys: pytest.CaptureFixture[str],
+    logseq_vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    sep: str,
+    bytes_in: bool,
+) -> None:
+    """A bullet holding another line break reaches the guard whole and is refused, as the same
+    text given as an argument is; \\r\\n and \\r end lines."""
+
+    def stdin(text: str) -> io.TextIOBase:
+        return io.TextIOWrapper(io.BytesIO(text.encode())) if bytes_in else io.StringIO(text)
+
+    page = logseq_vault / "journals" / "2026_11_29.md"
+    where = ["--vault", str(logseq_vault), "--date", "2026-11-29", "--json"]
+    text = f"Moved cut-over{sep}to Friday [[Grafana]]"
+    monkeypatch.setattr("sys.stdin", stdin(text + "\n"))
+    piped = run(capsys, "append", *where, "-")
+    assert piped == run(capsys, "append", *where, text)
+    assert piped[0] == 2 and not page.exists()
+    assert [r["bullet"] for r in json.loads(piped[1])["refused"]] == [text]
+    monkeypatch.setattr("sys.stdin", stdin("one [[Grafana]]\r\ntwo\rthree\n"))
+    code, out, _ = run(capsys, "append", *where, "-")
+    assert code == 0 and json.loads(out)["written"] == ["one [[Grafana]]", "two", "three"]
+
+
 def test_append_refusal_json_and_exit_2(
     capsys: pytest.CaptureFixture[str], logseq_vault: Path
 ) -> None:

@@ -241,6 +241,11 @@ def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
         ("```python\n- not this\n```\n````journal\n- x ```\n````", ["x ```"]),
         ("no block here\n- not a bullet", []),
         ("```journals\n- no\n```", []),
+        # line ends only: another line break stays in its bullet (the guard refuses it whole)
+        (
+            "```journal\r\n- a\u2028b\x0bc\x85d\x1ce\r\n- f\r- g\n```",
+            ["a\u2028b\x0bc\x85d\x1ce", "f", "g"],
+        ),
     ],
 )
 def test_journal_blocks(text: str, bullets: list[str]) -> None:
