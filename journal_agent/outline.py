@@ -166,10 +166,12 @@ class Outline(Record):
 def decode(data: bytes, where: str = "page") -> tuple[str, bool]:
     """Decode a page file's bytes strictly as UTF-8; return ``(text, had_bom)``.
 
-    Raises `UnreadablePage` for binary data (a NUL byte) or bytes that are not UTF-8, because
-    guessing an encoding could make a later write corrupt the person's file.
+    Raises `UnreadablePage` for binary data (a NUL byte anywhere: NUL is valid UTF-8, so past
+    a first look a binary file's bytes could pass as text and be written to) or bytes that are
+    not UTF-8, because guessing an encoding could make a later write corrupt the person's file.
+    The search is one memchr in C, cheaper than the decoding that follows.
     """
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:
         raise UnreadablePage(f"{where}: binary file (NUL byte), not a text page")
     bom = data.startswith(b"\xef\xbb\xbf")
     try:

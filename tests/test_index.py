@@ -547,6 +547,7 @@ GOOD_TEXT = "- [[Backups]] café restore drill\n"
     [
         (GOOD_TEXT.encode("latin-1"), "not UTF-8"),
         (b"- [[Backups]] \x00\x01\x02 restore drill\n", "binary"),
+        (GOOD_TEXT.encode() + b"- " + b"x" * 9000 + b"\n- \x00 late\n", "binary"),  # past 8 KB
     ],
 )
 def test_unreadable_file_is_reported_cold_and_warm_and_picked_up_when_fixed(

@@ -320,6 +320,7 @@ def test_superseded_page_is_refused_with_its_successor(vault: Path) -> None:
         ),
         (b"- caf\xe9\n", "not UTF-8 text"),
         (b"\x00\x01binary", "binary file"),
+        (b"- a\n- " + b"x" * 9000 + b"\n- \x00 past the first 8 KB\n", "binary file"),
     ],
 )
 def test_unsafe_journal_is_refused(vault: Path, content: bytes, message: str) -> None:
