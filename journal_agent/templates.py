@@ -101,14 +101,16 @@ def _obsidian_var(m: re.Match[str], vault: Vault, day: dt.date) -> str:
     """``{{date...}}`` / ``{{time...}}``: the note's day at the current time, maybe offset."""
     now = dt.datetime.now()
     when = dt.datetime.combine(day, now.time().replace(microsecond=0))
-    if m.group(2):
-        when = _shift(when, int(m.group(2)), m.group(3))
     try:
+        if m.group(2):
+            when = _shift(when, int(m.group(2)), m.group(3))
         if m.group(4):
             return DateFormat(m.group(4)[1:].strip(), "moment", names_a_day=False).format(when)
         return vault.file_format.format(when)
-    except BadDateFormat:
-        return m.group(0)  # a token that cannot be rendered here: leave the variable as written
+    except (BadDateFormat, OverflowError, ValueError):
+        # a token that cannot be rendered here, or an offset past the years Python's dates
+        # hold (1 to 9999): leave the variable as written
+        return m.group(0)
 
 
 def _shift(when: dt.datetime, amount: int, unit: str) -> dt.datetime:

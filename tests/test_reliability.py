@@ -166,6 +166,28 @@ def test_obsidian_template_time_and_week_variables(obsidian_vault: Path) -> None
     assert len(clock) == 5 and clock[2] == ":" and (month, zone) == ("December", "{{date:Z}}")
 
 
+@pytest.mark.parametrize(
+    "variable",
+    [
+        "{{date+100000y:YYYY}}",
+        "{{date+99999999999999999999999d}}",
+        "{{date-800000d:YYYY}}",
+        "{{time-99999999999999999999s}}",
+        "{{date+" + "9" * 5000 + "w}}",
+    ],
+)
+def test_an_obsidian_template_offset_past_the_calendar_stays_as_written(
+    obsidian_vault: Path, variable: str
+) -> None:
+    """Python's dates end at the years 1 and 9999: such an offset is a variable that cannot be
+    rendered, left as written, not a failed append."""
+    (obsidian_vault / "Templates" / "Daily.md").write_text(f"# {variable} {{{{date+1y:YYYY}}}}\n")
+    result = journal_agent.append(["Noted [[Vendor Contract]]"], vault=obsidian_vault)
+    assert result.created and result.written == ["Noted [[Vendor Contract]]"]
+    first = (obsidian_vault / result.path).read_text().splitlines()[0]
+    assert first.startswith(f"# {variable} ") and first[-4:].isdigit(), first
+
+
 # -- 4. the agent name heads the owned block: it mints nothing ------------------------------------
 
 
