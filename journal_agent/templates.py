@@ -51,10 +51,23 @@ def daily_template(
     return ""
 
 
+def template_name(vault: Vault) -> str:
+    """The vault's daily template as a message names it."""
+    name = vault.settings.template or ""
+    if vault.flavor.name == "logseq":
+        return f"the journal template {name!r} (:default-templates in logseq/config.edn)"
+    return f"the daily-note template {_template_rel(name)!r}"
+
+
+def _template_rel(rel: str) -> str:
+    """The Obsidian template's file, relative to the vault (its setting may omit ``.md``)."""
+    return rel if rel.lower().endswith(".md") else rel + ".md"
+
+
 def _read_template(vault: Vault, warnings: list[str]) -> str | None:
     """The Obsidian template's text, if it is a readable text file inside the vault."""
     rel = vault.settings.template or ""
-    path = vault.root / (rel if rel.lower().endswith(".md") else rel + ".md")
+    path = vault.root / _template_rel(rel)
     if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):
         warnings.append(f"daily-note template {rel!r} is outside the vault: the page starts empty")
         return None

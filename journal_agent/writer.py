@@ -33,6 +33,7 @@ from .errors import BadArgument, BulletsRefused, UnsafePage, WriteConflict
 from .guard import check_header, lint, refusal, unlink
 from .index import Index
 from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
+from .outline import Outline
 from .owned import children_texts, owner_header
 from .records import Record
 from .registry import KnownPages
@@ -149,18 +150,14 @@ def append(
 
         backend = FileBackend(vault)
     ledger = Ledger(StateDir.of(vault.root))
+    job = _Job(vault, backend, page, header, texts, known, until, result.warnings, [])
     with backend:
-        _check(backend.read(page, until=until))  # refuse an unsafe page before taking a lock
+        # refuse an unsafe page, or the template a new one would start from, before a lock
+        if _check(backend.read(page, until=until)).outline is None:
+            job.new_page()
         with PageLock(ledger.state, page.path, until - time.monotonic()):
             with ledger.writer() as record:
-                _write(
-                    _Job(vault, backend, page, header, texts, known, until, result.warnings),
-                    result,
-                    ledger,
-                    record,
-                    agent,
-                    session,
-                )
+                _write(job, result, ledger, record, agent, session)
     return result
 
 
@@ -183,21 +180,24 @@ def _guard(
 
 def _check(version: PageVersion) -> PageVersion:
     """Refuse to write on a page in a state no human would want written to."""
-    outline = version.outline
-    if outline is None:
-        return version
+    if version.outline is not None:
+        _check_text(version.outline, f"{version.page.path}:", "")
+    return version
+
+
+def _check_text(outline: Outline, what: str, where: str) -> None:
+    """`_check` of a page's text; ``what`` starts the message, ``where`` says where to fix it
+    (the template a new page would be made from, or the page itself)."""
     if _CONFLICT.search(outline.text):
         raise UnsafePage(
-            f"{version.page.path}: holds merge-conflict markers (<<<<<<< / >>>>>>>); resolve "
-            "them first, nothing was written"
+            f"{what} holds merge-conflict markers (<<<<<<< / >>>>>>>); resolve them{where} "
+            "first, nothing was written"
         )
     if outline.open_fence >= 0:
         raise UnsafePage(
-            f"{version.page.path}: ends inside a code block opened on line "
-            f"{outline.open_fence + 1} and never closed; anything appended would be code. "
-            "Close it first, nothing was written"
+            f"{what} ends inside a code block opened on line {outline.open_fence + 1} and never "
+            f"closed; anything appended would be code. Close it{where} first, nothing was written"
         )
-    return version
 
 
 class _Job(NamedTuple):
@@ -212,15 +212,23 @@ class _Job(NamedTuple):
     until: float
 
     warnings: list[str]
+    template: list[str]  # the new page's text once made: made once, it holds the time of day
+
+    def new_page(self) -> str:
+        """The text a new page starts with (its daily template), refused like an existing page
+        when no human would want it written to: the guest rules hold for the page it becomes."""
+        if not self.template:
+            from .templates import daily_template, template_name  # only a new page needs it
+
+            index = lambda: self.known.index  # noqa: E731 - only a Logseq template needs it
+            text = daily_template(self.vault, self.page.day, index, self.warnings)
+            what = f"{self.page.path}: would be made from {template_name(self.vault)}, which"
+            _check_text(self.vault.scan_text(text, False), what, " in the template")
+            self.template.append(text)
+        return self.template[0]
 
     def insertion(self, fresh: list[str]) -> Insertion:
-        from .templates import daily_template  # only a new page needs it
-
-        def new_page() -> str:
-            index = lambda: self.known.index  # noqa: E731 - only a Logseq template needs it
-            return daily_template(self.vault, self.page.day, index, self.warnings)
-
-        return Insertion(self.header, tuple(fresh), self.vault.settings.indent, new_page)
+        return Insertion(self.header, tuple(fresh), self.vault.settings.indent, self.new_page)
 
 
 def _write(

@@ -73,6 +73,22 @@ def test_a_new_page_starts_from_the_template_and_is_created_once(logseq_vault: P
     assert result.created and backend.pages[PATH] == f"- agent log\n\t- {NOTE}\n"
 
 
+def test_a_page_gone_before_the_commit_is_made_from_a_template_checked_first(
+    logseq_vault: Path,
+) -> None:
+    """The page existed when first read, and is deleted before the commit: the page the
+    template would make is refused as the existing one would be, and nothing is created."""
+    (logseq_vault / "logseq" / "config.edn").write_text('{:default-templates {:journals "D"}}')
+    (logseq_vault / "pages" / "Templates.md").write_text(
+        "- D\n  template:: D\n\t- a\n<<<<<<< HEAD\n\t- b\n=======\n\t- c\n>>>>>>> x\n"
+    )
+    path = journal_agent.info(vault=logseq_vault).journal_page
+    backend = MockBackend({path: "- a human note\n"}, edit=lambda path, text: None)
+    with pytest.raises(journal_agent.UnsafePage, match="journal template 'D'"):
+        journal_agent.append([NOTE], vault=logseq_vault, backend=backend)
+    assert backend.pages == {}
+
+
 # -- the file backend: a page being written by someone else ---------------------------------------
 
 

@@ -400,6 +400,44 @@ def test_logseq_new_journal_from_default_template(vault: Path, head: str) -> Non
     )
 
 
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        (
+            "## Log\n```\n",
+            "would be made from the daily-note template 'Templates/Daily.md', which ends inside "
+            "a code block opened on line 2",
+        ),
+        ("# {{title}}\n\n~~~\n- [[Atlas]]\n", "code block opened on line 3"),
+        ("## Log\n<<<<<<< HEAD\n- a\n=======\n- b\n>>>>>>> other\n", "merge-conflict markers"),
+    ],
+)
+def test_obsidian_template_no_one_would_write_under_is_refused(
+    obsidian_vault: Path, template: str, message: str
+) -> None:
+    """The guards of an existing page hold for the page a template would make: in an open fence
+    the owned block would be code (and its mentions none), so nothing is created."""
+    (obsidian_vault / "Templates" / "Daily.md").write_text(template)
+    before = snapshot(obsidian_vault)
+    with pytest.raises(UnsafePage, match=message):
+        journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="claude")
+    assert snapshot(obsidian_vault) == before
+
+
+def test_logseq_template_with_conflict_markers_is_refused(vault: Path) -> None:
+    (vault / "logseq" / "config.edn").write_text(
+        '{:file/name-format :triple-lowbar :default-templates {:journals "Daily"}}'
+    )
+    (vault / "pages" / "Templates.md").write_text(
+        "- Daily\n  template:: Daily\n\t- plan\n<<<<<<< HEAD\n\t- a\n=======\n\t- b\n"
+        ">>>>>>> other\n"
+    )
+    before = snapshot(vault)
+    with pytest.raises(UnsafePage, match="journal template 'Daily' .*merge-conflict markers"):
+        journal_agent.append(["x"], vault=vault, agent="c")
+    assert snapshot(vault) == before
+
+
 # -- what Logseq itself sees ----------------------------------------------------------------------
 
 
