@@ -240,6 +240,26 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
     return False
 
 
+def unlisted(rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...]) -> str | None:
+    """Why `page_files` skips the vault-relative path ``rel`` by its name alone (None: it lists
+    a regular file there): the one statement of its rules for a single path, so that a file
+    journal-agent writes is one its own queries read."""
+    parts = rel.split("/")
+    for part in parts:
+        if not part:
+            return "an empty name in the path"
+        if part[0] == ".":
+            return f"{part!r} starts with a dot: hidden"
+    if len(parts) > 1 and parts[0] in SKIP_DIRS:
+        return f"{parts[0]!r} is a top-level folder of no pages"
+    if hidden and is_hidden(rel, hidden):
+        entry = next(h for h in hidden if is_hidden(rel, (h,)))
+        return f"{entry!r} is hidden by the vault's settings"
+    if not parts[-1].lower().endswith(extensions):
+        return f"no page extension: {', '.join(extensions)}"
+    return None
+
+
 def relisted(
     root: str,
     extensions: tuple[str, ...],
@@ -293,13 +313,9 @@ def _page_stat(
 ) -> Stat | None:
     """What `page_files` lists of the file at ``rel``: its fields; None if it lists nothing
     there (no page file, or one it skips); `_NotPlain` where only a full listing can tell."""
+    if unlisted(rel, extensions, hidden) is not None:
+        return None
     parts = rel.split("/")
-    if any(not part or part[0] == "." for part in parts) or (
-        len(parts) > 1 and parts[0] in SKIP_DIRS
-    ):
-        return None
-    if (hidden and is_hidden(rel, hidden)) or not parts[-1].lower().endswith(extensions):
-        return None
     path, last = root, len(parts) - 1
     for n, part in enumerate(parts):
         path = f"{path}/{part}"

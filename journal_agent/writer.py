@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple, get_args
 
 from .backends.base import Backend, Insertion, JournalPage, PageVersion
-from .errors import BadArgument, BulletsRefused, UnsafePage, WriteConflict
+from .errors import BadArgument, BulletsRefused, ConfigError, UnsafePage, WriteConflict
 from .guard import check_header, lint, refusal, unlink
 from .index import Index
 from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
@@ -132,6 +132,7 @@ def append(
     check_header(header, vault.flavor.syntax)
     texts = [(b if isinstance(b, Bullet) else Bullet(b)).render() for b in bullets]
     page = vault.journal_page(date or dt.date.today())
+    _check_listed(vault, page)
     if page.path.lower().endswith(".org"):
         raise UnsafePage(
             f"{page.path}: is an Org-mode page; journal-agent writes Markdown journal pages "
@@ -176,6 +177,21 @@ def _guard(
     if problems:
         raise BulletsRefused(refusal(problems), problems)
     return texts
+
+
+def _check_listed(vault: Vault, page: JournalPage) -> None:
+    """Refuse a journal page the vault's listing skips: no query (and where it is hidden, no
+    outliner) would see what is written there. Here, not in the settings: reading such a vault
+    works."""
+    from .walk import unlisted
+
+    why = unlisted(page.path, vault.settings.extensions, vault.settings.hidden)
+    if why is not None:
+        raise ConfigError(
+            f"{page.path}: the vault's settings put the journal page where its listing skips "
+            f"it ({why}), so no query would see what is written there; change the journal "
+            "folder, file-name format or hidden paths, nothing was written"
+        )
 
 
 def _check(version: PageVersion) -> PageVersion:

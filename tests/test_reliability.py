@@ -427,6 +427,39 @@ def test_obsidian_settings_are_checked(
 
 
 @pytest.mark.parametrize(
+    ("setting", "value", "why"),
+    [
+        (':journals-directory "journals"', ':journals-directory ".daily"', "'.daily' starts"),
+        (':journals-directory "journals"', ':journals-directory "logseq"', "'logseq' is a top"),
+        ('"yyyy_MM_dd"', '"yyyy_MM_dd/"', "'.md' starts with a dot"),
+        ('"yyyy_MM_dd"', "\"'.'yyyy_MM_dd\"", "'.2026_11_29.md' starts with a dot"),
+        (':hidden ["/archive"]', ':hidden ["/journals/"]', "'/journals/' is hidden"),
+        ("daily-notes.json", {"format": "YYYY-MM-DD[/]"}, "'.md' starts with a dot"),
+        ("daily-notes.json", {"format": "[.]YYYY-MM-DD"}, "'.2026-11-29.md' starts with a dot"),
+        ("daily-notes.json", {"folder": ".hidden"}, "'.hidden' starts with a dot"),
+        ("daily-notes.json", {"folder": "Archive"}, "'Archive/' is hidden"),
+    ],
+)
+def test_a_journal_page_the_listing_skips_is_refused(
+    logseq_vault: Path, obsidian_vault: Path, setting: str, value: object, why: str
+) -> None:
+    """What is written where the vault's own listing (`walk`) does not look is seen by no query:
+    refused, nothing written; reading the vault still works."""
+    if setting == "daily-notes.json":
+        vault = obsidian_vault
+        (vault / ".obsidian" / setting).write_text(json.dumps(value))
+    else:
+        vault = logseq_vault
+        config = vault / "logseq" / "config.edn"
+        config.write_text(config.read_text().replace(setting, str(value)))
+    before = snapshot(vault)
+    with pytest.raises(ConfigError, match=f"listing skips it \\({why}"):
+        journal_agent.append(["Noted [[Vendor Contract]]"], vault=vault, date=DAY)
+    assert snapshot(vault) == before
+    assert journal_agent.status("Vendor Contract", vault=vault, as_of=DAY).status
+
+
+@pytest.mark.parametrize(
     ("toml", "message"),
     [
         ('exclude = "Name"', "exclude must be a list"),

@@ -61,6 +61,21 @@ def change(root: Path, rng: random.Random) -> set[str]:
     return {rel}
 
 
+def test_unlisted_says_of_each_path_what_the_listing_does(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    for folder in FOLDERS:
+        for name in NAMES:
+            (root / folder).mkdir(parents=True, exist_ok=True)
+            (root / folder / name).write_text("- x\n")
+    every = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+    listed = {f[0] for f in listing(root)[0]}
+    assert {rel for rel in every if walk.unlisted(rel, EXTENSIONS, HIDDEN) is None} == listed
+    assert (
+        walk.unlisted("Private/a.md", EXTENSIONS, HIDDEN)
+        == "'Private/' is hidden by the vault's settings"
+    )
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_relisted_equals_a_full_listing_after_random_changes(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
