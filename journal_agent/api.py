@@ -210,6 +210,7 @@ def append(
     backend: Backend | None = None,
 ) -> AppendResult:
     """Append bullets under ``agent``'s owned block on a day's journal page (default today).
+    Only today's page is created if it is missing; another day's must exist (`BadArgument`).
 
     Every referenced page must exist (else `BulletsRefused`, nothing written; ``unlink=True``
     writes unknown names as plain text). Bullets the agent already wrote there are skipped and

@@ -115,7 +115,11 @@ def text_append(result: dict[str, Any]) -> str:
 @command(
     BULLETS,
     arg("--agent", default="agent", help="the agent's name (header: NAME log)"),
-    arg("--date", metavar="YYYY-MM-DD", help="the journal day (default: today)"),
+    arg(
+        "--date",
+        metavar="YYYY-MM-DD",
+        help="the journal day (default: today; another day's page must exist)",
+    ),
     arg("--session", metavar="ID", help="the session id, kept in the ledger"),
     KIND,
     arg("--unlink", action="store_true", help="write unknown page names as plain text"),

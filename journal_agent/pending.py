@@ -420,7 +420,7 @@ def flush(
             report.moved[item.id] = day
         groups.setdefault((day, item.agent, item.session), []).append(item)
     for (day, agent, session), members in groups.items():
-        _append(vault, store, report, members, day, agent, session, until)
+        _append(vault, store, report, members, day, agent, session, until, today)
     return report
 
 
@@ -451,9 +451,10 @@ def _append(
     agent: str,
     session: str | None,
     until: float,
+    today: dt.date,
 ) -> None:
     """Append one page's bullets of one agent and session; a refused append is split, so that
-    the bullets that can be written are."""
+    the bullets that can be written are. ``today``: the one day whose page may be created."""
     from .writer import append
 
     left = until - time.monotonic()
@@ -462,10 +463,16 @@ def _append(
         return
     try:
         result = append(
-            [i.text for i in items], vault=vault, agent=agent, date=day, session=session, wait=left
+            [i.text for i in items],
+            vault=vault,
+            agent=agent,
+            date=day,
+            session=session,
+            wait=left,
+            today=today,
         )
     except BulletsRefused as exc:
-        _split(vault, store, report, items, exc, day, agent, session, until)
+        _split(vault, store, report, items, exc, day, agent, session, until, today)
         return
     except JournalAgentError as exc:
         report.busy = report.busy or isinstance(exc, WriteError)
@@ -497,6 +504,7 @@ def _split(
     agent: str,
     session: str | None,
     until: float,
+    today: dt.date,
 ) -> None:
     """Keep the refused bullets pending with their reasons and append the others."""
     reasons: dict[str, list[str]] = {}
@@ -509,13 +517,13 @@ def _split(
     refused = [i for i in items if text_hash(i.text) in reasons]
     if not refused:  # cannot tell which: try them one by one
         for item in items:
-            _append(vault, store, report, [item], day, agent, session, until)
+            _append(vault, store, report, [item], day, agent, session, until, today)
         return
     for item in refused:
         report.failed.append(store.failed(item, "; ".join(reasons[text_hash(item.text)])))
     rest = [i for i in items if i not in refused]
     if rest:
-        _append(vault, store, report, rest, day, agent, session, until)
+        _append(vault, store, report, rest, day, agent, session, until, today)
 
 
 def _first_line(message: str) -> str:

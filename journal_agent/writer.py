@@ -4,7 +4,7 @@ The four guest rules, as code:
 
 1. Only the day's journal page is written, under one owned block per agent per day (`owned`):
    a top-level bullet whose text is the owner header, holding no link, tag or property (the
-   header passes `guard.check_header`).
+   header passes `guard.check_header`). Only today's page is created, as the outliner does.
 2. No page is created by a reference: every bullet passes the `guard` first, and the whole call
    is refused if any bullet fails (or unknown names are written as plain text, on request).
 3. Append, don't edit: the backend inserts new lines at the end of the owned block's subtree (or
@@ -107,6 +107,12 @@ class AppendResult(Record):
         }
 
 
+def local_today() -> dt.date:
+    """Today's local date: the one day whose journal page an append may create, and the page an
+    append without a date writes (a test pins it here; the clock itself runs on)."""
+    return dt.date.today()
+
+
 def append(
     bullets: Sequence[str | Bullet],
     *,
@@ -120,8 +126,11 @@ def append(
     use_cache: bool = True,
     backend: Backend | None = None,
     wait: float = DEFAULT_WAIT,
+    today: dt.date | None = None,
 ) -> AppendResult:
     """Append ``bullets`` under ``agent``'s owned block on ``date``'s journal page (default today).
+    Only today's page (``today``, default the local date) is created if it is missing; another
+    day's must exist (`BadArgument`).
 
     Raises `BulletsRefused` (nothing written) if a bullet breaks a rule or names an unknown page,
     unless ``unlink_unknown`` writes unknown names as plain text; `UnsafePage` if the page cannot
@@ -131,7 +140,8 @@ def append(
     header = header or owner_header(agent)
     check_header(header, vault.flavor.syntax)
     texts = [(b if isinstance(b, Bullet) else Bullet(b)).render() for b in bullets]
-    page = vault.journal_page(date or dt.date.today())
+    today = today or local_today()
+    page = vault.journal_page(date or today)
     _check_listed(vault, page)
     if page.path.lower().endswith(".org"):
         raise UnsafePage(
@@ -151,9 +161,10 @@ def append(
 
         backend = FileBackend(vault)
     ledger = Ledger(StateDir.of(vault.root))
-    job = _Job(vault, backend, page, header, texts, known, until, result.warnings, [])
+    job = _Job(vault, backend, page, header, texts, known, until, result.warnings, today, [])
     with backend:
-        # refuse an unsafe page, or the template a new one would start from, before a lock
+        # before taking the lock: refuse an unsafe page, or a new one not today's or whose
+        # template is unsafe
         if _check(backend.read(page, until=until)).outline is None:
             job.new_page()
         with PageLock(ledger.state, page.path, until - time.monotonic()):
@@ -228,11 +239,19 @@ class _Job(NamedTuple):
     until: float
 
     warnings: list[str]
+    today: dt.date  # the one day whose page may be created
     template: list[str]  # the new page's text once made: made once, it holds the time of day
 
     def new_page(self) -> str:
         """The text a new page starts with (its daily template), refused like an existing page
-        when no human would want it written to: the guest rules hold for the page it becomes."""
+        when no human would want it written to: the guest rules hold for the page it becomes.
+        Only today's page is made: the outliner makes it each day too, never a past one."""
+        if self.page.day != self.today:
+            raise BadArgument(
+                f"{self.page.path}: there is no journal page of {self.page.day.isoformat()}, and "
+                f"journal-agent creates only today's ({self.today.isoformat()}); append to an "
+                "existing page or today's, nothing was written"
+            )
         if not self.template:
             from .templates import daily_template, template_name  # only a new page needs it
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 import signal
@@ -60,6 +61,15 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     # a cold `stale` builds the full index in-process, not in a process that outlives the test
     # (tests/test_firstpass.py starts the background one on purpose)
     monkeypatch.setenv("JOURNAL_AGENT_BACKGROUND", "0")
+
+
+def pin_today(monkeypatch: pytest.MonkeyPatch, day: str | dt.date) -> None:
+    """Make ``day`` today for the writer: the one day whose journal page an append may create,
+    and the page an append without a date writes (file times and waits stay real)."""
+    from journal_agent import writer
+
+    when = day if isinstance(day, dt.date) else dt.date.fromisoformat(day)
+    monkeypatch.setattr(writer, "local_today", lambda: when)
 
 
 def copy_vault(src: Path, tmp_path: Path) -> Path:

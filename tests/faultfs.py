@@ -9,7 +9,8 @@ where SPEC is JSON::
      "argv": the CLI's arguments / "append": the API's keyword arguments (with "bullets"),
      "fail": null (count only) or {"kind": ..., "index": k, "errno": n},
      "no_exchange": true to make renameat2 fail with EINVAL, as on a file system without
-     RENAME_EXCHANGE (optional)}
+     RENAME_EXCHANGE (optional),
+     "today": the day the writer takes for today, the one whose page it may create (optional)}
 
 The k-th call of that kind (counting from 0, calls on paths under ``root`` only) raises
 ``OSError(errno)`` instead of running, as the system call failing would; every other call runs.
@@ -342,6 +343,13 @@ def install() -> None:
 def run() -> dict[str, Any]:
     import journal_agent  # imported before the hooks: its modules are not vault files anyway
 
+    if SPEC.get("today"):
+        import datetime
+
+        import journal_agent.writer
+
+        today = datetime.date.fromisoformat(SPEC["today"])
+        journal_agent.writer.local_today = lambda: today
     report: dict[str, Any] = {"ok": False, "result": None, "error": None, "exit": None}
     install()
     if SPEC.get("cli"):

@@ -16,11 +16,17 @@ from journal_agent import MockBackend, WriteConflict
 from journal_agent.backends.base import Backend
 from journal_agent.backends.file import SUSPICIOUS_QUIET
 
-from .conftest import journal
+from .conftest import journal, pin_today
 
 DAY = "2026-11-29"
 PATH = "journals/2026_11_29.md"
 NOTE = "Checked [[Grafana]] dashboards"
+
+
+@pytest.fixture(autouse=True)
+def today_is_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DAY is today: the one day whose journal page these appends may create."""
+    pin_today(monkeypatch, DAY)
 
 
 def test_every_backend_is_a_backend() -> None:
@@ -82,10 +88,19 @@ def test_a_page_gone_before_the_commit_is_made_from_a_template_checked_first(
     (logseq_vault / "pages" / "Templates.md").write_text(
         "- D\n  template:: D\n\t- a\n<<<<<<< HEAD\n\t- b\n=======\n\t- c\n>>>>>>> x\n"
     )
-    path = journal_agent.info(vault=logseq_vault).journal_page
-    backend = MockBackend({path: "- a human note\n"}, edit=lambda path, text: None)
+    backend = MockBackend({PATH: "- a human note\n"}, edit=lambda path, text: None)
     with pytest.raises(journal_agent.UnsafePage, match="journal template 'D'"):
-        journal_agent.append([NOTE], vault=logseq_vault, backend=backend)
+        journal_agent.append([NOTE], vault=logseq_vault, date=DAY, backend=backend)
+    assert backend.pages == {}
+
+
+def test_another_days_page_gone_before_the_commit_is_not_made_again(logseq_vault: Path) -> None:
+    """Someone deletes another day's page between our read and our commit: it is not created
+    (only today's page is), and the bullets are refused, not lost silently."""
+    path = "journals/2026_11_25.md"
+    backend = MockBackend({path: "- a human note\n"}, edit=lambda path, text: None)
+    with pytest.raises(journal_agent.BadArgument, match="creates only today's"):
+        journal_agent.append([NOTE], vault=logseq_vault, date="2026-11-25", backend=backend)
     assert backend.pages == {}
 
 

@@ -15,7 +15,7 @@ import journal_agent
 from journal_agent.cli import COMMANDS, main, parser
 from journal_agent.errors import JournalAgentError
 
-from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
+from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, pin_today, snapshot
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -244,6 +244,7 @@ def test_append_from_stdin(
 ) -> None:
     import io
 
+    pin_today(monkeypatch, "2026-11-29")  # the one day whose page an append may create
     monkeypatch.setattr("sys.stdin", io.StringIO("first [[Grafana]]\n\nsecond\n"))
     code, out, _ = run(
         capsys,
@@ -291,6 +292,7 @@ def test_stdin_splits_bullets_at_line_ends_only(
     def stdin(text: str) -> io.TextIOBase:
         return io.TextIOWrapper(io.BytesIO(text.encode())) if bytes_in else io.StringIO(text)
 
+    pin_today(monkeypatch, "2026-11-29")  # the one day whose page an append may create
     page = logseq_vault / "journals" / "2026_11_29.md"
     where = ["--vault", str(logseq_vault), "--date", "2026-11-29", "--json"]
     text = f"Moved cut-over{sep}to Friday [[Grafana]]"
@@ -302,6 +304,21 @@ def test_stdin_splits_bullets_at_line_ends_only(
     monkeypatch.setattr("sys.stdin", stdin("one [[Grafana]]\r\ntwo\rthree\n"))
     code, out, _ = run(capsys, "append", *where, "-")
     assert code == 0 and json.loads(out)["written"] == ["one [[Grafana]]", "two", "three"]
+
+
+@pytest.mark.parametrize("day", ["1999-01-01", "9999-12-31"])
+def test_append_creates_no_page_but_todays(
+    capsys: pytest.CaptureFixture[str], logseq_vault: Path, day: str
+) -> None:
+    before = snapshot(logseq_vault)
+    code, out, err = run(capsys, "append", "--vault", str(logseq_vault), "--date", day, "x")
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"journal-agent: journals/{day.replace('-', '_')}.md: there is no journal page of {day}, "
+        "and journal-agent creates only today's ("
+    )
+    assert err.count("\n") == 1 and err.endswith("nothing was written\n")
+    assert snapshot(logseq_vault) == before
 
 
 def test_append_refusal_json_and_exit_2(

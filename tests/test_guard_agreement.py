@@ -19,7 +19,7 @@ from journal_agent.api import status, timeline
 from journal_agent.index import load_index
 from journal_agent.registry import KnownPages, build_registry, file_stem
 
-from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, copy_vault, journal
+from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, copy_vault, journal, pin_today
 
 DAY = "2026-11-30"
 
@@ -63,10 +63,11 @@ def test_the_quick_lookup_answers_as_the_full_registry(root: Path) -> None:
     assert answered > 5
 
 
-def test_built_in_pages_exist_and_count(tmp_path: Path) -> None:
+def test_built_in_pages_exist_and_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Logseq's built-in pages exist in every graph: linking them mints nothing, and the link
     counts in their timeline like Logseq's Linked References."""
     root = copy_vault(SAMPLE_VAULT, tmp_path)
+    pin_today(monkeypatch, DAY)  # the one day whose page an append may create
     journal_agent.append(["filed under [[Contents]] and #card"], vault=root, date=DAY)
     lines = {(e.path, e.line) for e in timeline("card", vault=root, as_of=DAY).entries}
     assert ("journals/2026_11_30.md", 1) in lines
@@ -81,10 +82,13 @@ def test_a_property_key_would_mint_a_page(tmp_path: Path) -> None:
     assert not journal(root, DAY).exists()
 
 
-def test_a_date_link_is_that_days_journal_page(tmp_path: Path) -> None:
+def test_a_date_link_is_that_days_journal_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``[[2026-11-24]]`` is the journal page Nov 24th, 2026 (Logseq renames the date): it
     exists because its file does, and the link counts in that day's timeline."""
     root = copy_vault(SAMPLE_VAULT, tmp_path)
+    pin_today(monkeypatch, DAY)
     journal_agent.append(["follow-up of [[2026-11-24]]"], vault=root, date=DAY)
     lines = {(e.path, e.line) for e in timeline("Nov 24th, 2026", vault=root, as_of=DAY).entries}
     assert ("journals/2026_11_30.md", 1) in lines

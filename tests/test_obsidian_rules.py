@@ -33,7 +33,7 @@ import journal_agent
 from journal_agent import AmbiguousPage, PageNotFound, cli, quick
 from journal_agent.api import pages, status, timeline, topics
 
-from .conftest import FIXTURE_VAULTS, copy_vault
+from .conftest import FIXTURE_VAULTS, copy_vault, pin_today
 
 RULES = FIXTURE_VAULTS / "obsidian_rules"
 AS_OF = "2026-11-30"
@@ -168,11 +168,14 @@ def test_resolution_is_the_linking_bullet_itself() -> None:
 # -- the append guard resolves as Obsidian opens --------------------------------------------------
 
 
-def test_appended_links_land_on_the_note_obsidian_opens(tmp_path: Path) -> None:
+def test_appended_links_land_on_the_note_obsidian_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Written on today's daily note (Daily/2026-11-30.md), [[Meeting]] is Home/Meeting.md,
     [[Work/Meeting]] Work/Meeting.md: the guard accepts both, and each counts where Obsidian
     would open it."""
     root = copy_vault(RULES / "duplicate_names", tmp_path)
+    pin_today(monkeypatch, AS_OF)
     journal_agent.append(
         ["talked in [[Meeting]]", "planned in [[Work/Meeting]]"],
         vault=root,

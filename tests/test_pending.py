@@ -162,6 +162,18 @@ def test_a_late_bullet_goes_to_its_own_days_page(logseq_vault: Path, store: Pend
     assert lines(logseq_vault, MON, "Monday's note on [[Grafana]]") == 1
 
 
+def test_the_flushs_today_is_the_one_day_whose_page_is_made(
+    logseq_vault: Path, store: PendingStore
+) -> None:
+    """The writer creates no page but today's; the flush tells it which day that is, so the
+    two agree (a flush that began before midnight, or a test's day)."""
+    vault = open_vault(logseq_vault)
+    store.record(make(["Wednesday's note on [[Grafana]]"], agent="claude", session="s1", day=WED))
+    report = flush(vault, until=soon(), today=WED)
+    assert [i.day for i in report.written] == [WED] and report.failed == []
+    assert lines(logseq_vault, WED, "Wednesday's note on [[Grafana]]") == 1
+
+
 def test_a_late_bullet_whose_page_is_missing_goes_to_today(
     logseq_vault: Path, store: PendingStore
 ) -> None:

@@ -273,7 +273,7 @@ def test_the_library_loads_without_dataclasses(logseq_vault: Path, command: str)
     v = ["--vault", str(logseq_vault), "--as-of", AS_OF]
     asked = {
         "context": ["context", *v],
-        "append": ["append", "--vault", str(logseq_vault), "--date", AS_OF, "Read [[Backups]]"],
+        "append": ["append", "--vault", str(logseq_vault), "Read [[Backups]]"],  # today's page
         "stale after an edit": ["stale", *v],
         "timeline": ["timeline", "Backups", *v],
     }[command]

@@ -35,10 +35,16 @@ from journal_agent.cli import main
 from journal_agent.ledger import Ledger
 from journal_agent.state import PageLock, StateDir
 
-from .conftest import journal, snapshot
+from .conftest import journal, pin_today, snapshot
 
 DAY = "2026-11-29"
 NOTE = "Checked [[Grafana]] dashboards"
+
+
+@pytest.fixture(autouse=True)
+def today_is_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DAY is today: the one day whose journal page these appends may create."""
+    pin_today(monkeypatch, DAY)
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -705,7 +711,8 @@ def test_a_full_or_closed_stdout(logseq_vault: Path) -> None:
 
 
 def test_ctrl_c_exits_130_quietly(logseq_vault: Path, tmp_path: Path) -> None:
-    holder = PageLock(StateDir.of(logseq_vault), f"journals/{DAY.replace('-', '_')}.md", 1)
+    day = "2026-11-25"  # a page that exists: another process may append to no other day's
+    holder = PageLock(StateDir.of(logseq_vault), f"journals/{day.replace('-', '_')}.md", 1)
     with holder:  # the append waits on this lock, and is interrupted while waiting
         proc = subprocess.Popen(
             [
@@ -716,7 +723,7 @@ def test_ctrl_c_exits_130_quietly(logseq_vault: Path, tmp_path: Path) -> None:
                 "--vault",
                 str(logseq_vault),
                 "--date",
-                DAY,
+                day,
                 "--wait",
                 "30",
                 NOTE,

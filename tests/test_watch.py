@@ -25,10 +25,16 @@ from journal_agent.vault import open_vault
 from journal_agent.watch import DEBOUNCE, Watcher, read_observations
 from journal_agent.watchstamp import DIRTY
 
-from .conftest import journal
+from .conftest import journal, pin_today
 
 DAY = "2026-11-29"
 DEADLINE = 30.0
+
+
+@pytest.fixture(autouse=True)
+def today_is_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DAY is today: the one day whose journal page these appends may create."""
+    pin_today(monkeypatch, DAY)
 
 
 @pytest.fixture(autouse=True)

@@ -14,15 +14,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import journal_agent
-from journal_agent import BulletsRefused, UnsafePage
+from journal_agent import BadArgument, BulletsRefused, UnsafePage
 from journal_agent.scanner import scan
 
-from .conftest import snapshot
+from .conftest import pin_today, snapshot
 from .test_mldoc_conformance import run_oracle
 
 DAY = dt.date(2026, 11, 29)
 JOURNAL = "journals/2026_11_29.md"
 PAGES = ["Atlas Migration", "Flaky CI", "Grafana", "Café Crème", "Projects/Atlas Dashboard"]
+
+
+@pytest.fixture(autouse=True)
+def today_is_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DAY is today: the one day whose journal page these appends may create."""
+    pin_today(monkeypatch, DAY)
 
 
 def make_vault(root: Path, indentation: str = ":tab") -> Path:
@@ -176,6 +182,22 @@ def test_new_page_gets_the_owned_block(vault: Path) -> None:
         "refused": [],
         "created": True,
     }
+
+
+@pytest.mark.parametrize("day", ["1999-01-01", "2026-11-28", "2026-11-30", "9999-12-31"])
+def test_only_todays_page_is_created(vault: Path, day: str) -> None:
+    """Another day's page is written only if it exists: the outliner makes today's page each
+    day, never a past or a future one, and neither does journal-agent."""
+    before = snapshot(vault)
+    with pytest.raises(
+        BadArgument, match=rf"no journal page of {day}, .* only today's \(2026-11-29"
+    ):
+        journal_agent.append(["x"], vault=vault, agent="c", date=day)
+    assert snapshot(vault) == before
+    page = vault / "journals" / f"{day.replace('-', '_')}.md"
+    page.write_text("- a human note\n")
+    result = journal_agent.append(["x"], vault=vault, agent="c", date=day)
+    assert page.read_text() == "- a human note\n- c log\n\t- x\n" and not result.created
 
 
 def test_appends_after_human_children_with_their_indentation(vault: Path) -> None:

@@ -28,7 +28,7 @@ import journal_agent
 from journal_agent.ledger import Ledger, text_hash
 from journal_agent.scanner import scan
 
-from .conftest import SAMPLE_VAULT, copy_vault, journal, visible_files
+from .conftest import SAMPLE_VAULT, copy_vault, journal, pin_today, visible_files
 
 BULLETS = [
     "Crash drill on [[Flaky CI]]: runner killed mid-write",
@@ -109,7 +109,10 @@ def link(src, dst, **kw):  # how a new page is put in place (never over one made
 
 real["link"] = os.link
 os.open, os.write, os.fsync, os.replace, os.link = (open_, write, fsync, replace, link)
+import datetime
 import journal_agent
+import journal_agent.writer
+journal_agent.writer.local_today = lambda: datetime.date.fromisoformat(day)  # a new page is today's
 import journal_agent.backends.disk as disk
 real_exchange = disk.exchange
 
@@ -138,9 +141,11 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[b
     pages = {}
     for day in ("2026-11-25", "2026-11-26"):
         twin = copy_vault(SAMPLE_VAULT, tmp_path_factory.mktemp("twin"))
-        journal_agent.append(BULLETS, vault=twin, agent=AGENT, date=day)
-        new = journal(twin, day).read_bytes()
-        journal_agent.append([*BULLETS, EXTRA], vault=twin, agent=AGENT, date=day)
+        with pytest.MonkeyPatch.context() as patch:
+            pin_today(patch, day)  # the one day whose page may be made: the new page's
+            journal_agent.append(BULLETS, vault=twin, agent=AGENT, date=day)
+            new = journal(twin, day).read_bytes()
+            journal_agent.append([*BULLETS, EXTRA], vault=twin, agent=AGENT, date=day)
         pages[day] = (new, journal(twin, day).read_bytes())
     return pages
 
@@ -157,8 +162,13 @@ def uninterrupted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[b
     ],
 )
 def test_an_append_killed_at_any_step_leaves_old_or_new_and_recovers(
-    logseq_vault: Path, uninterrupted: dict[str, tuple[bytes, bytes]], step: str, day: str
+    logseq_vault: Path,
+    uninterrupted: dict[str, tuple[bytes, bytes]],
+    step: str,
+    day: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    pin_today(monkeypatch, day)
     page = journal(logseq_vault, day)
     rel = page.relative_to(logseq_vault).as_posix()
     old = page.read_bytes() if page.exists() else None

@@ -47,7 +47,7 @@ import pytest
 
 import journal_agent
 
-from .conftest import SAMPLE_VAULT, copy_vault, journal, ledger_counts
+from .conftest import SAMPLE_VAULT, copy_vault, journal, ledger_counts, pin_today
 
 CHILD = Path(__file__).resolve().parent / "faultfs.py"
 FULL = os.environ.get("FAULTS_FULL") == "1"
@@ -137,6 +137,7 @@ def _child(
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"root": str(vault), "report": str(report), "fail": fail, "cli": cli}
     spec["no_exchange"] = scenario.no_exchange
+    spec["today"] = scenario.day  # the one day whose page may be made: a new page's
     if cli:
         spec["argv"] = [
             "append",
@@ -286,8 +287,9 @@ def _faults(base: Base) -> list[Fault]:
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
 def test_every_failing_file_system_call_leaves_old_or_new_and_a_clear_error(
-    tmp_path: Path, scenario: Scenario
+    tmp_path: Path, scenario: Scenario, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    pin_today(monkeypatch, scenario.day)
     base = _prepare(scenario, tmp_path)
     faults = _faults(base)
     with ThreadPoolExecutor(max_workers=2) as pool:

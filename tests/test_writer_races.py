@@ -36,6 +36,7 @@ What is NOT guaranteed (and so designed out of the editor below, not asserted):
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import json
 import multiprocessing
 import os
@@ -51,6 +52,7 @@ from typing import Any
 import pytest
 
 import journal_agent
+import journal_agent.writer
 from journal_agent.errors import LockTimeout, WriteConflict
 from journal_agent.ledger import Ledger, text_hash
 from journal_agent.scanner import scan
@@ -91,6 +93,7 @@ def count_lines(text: str, line: str) -> int:
 
 
 def _agent_worker(vault: str, day: str, agent: str, worker: str, barrier: Any, out: str) -> None:
+    journal_agent.writer.local_today = lambda: dt.date.fromisoformat(day)  # a new page is today's
     barrier.wait()
     result: dict[str, Any] = {"written": [], "duplicates": [], "busy": 0}
     for k in range(APPENDS):
@@ -342,8 +345,10 @@ def test_agents_and_a_human_editor_race_on_one_page(
 def _hook(vault: Path, day: str, gate: Path) -> subprocess.Popen[str]:
     """`journal-agent append` in a fresh interpreter, held at a gate until every one is ready."""
     code = (
-        "import os, sys, time\n"
+        "import datetime, os, sys, time\n"
+        "import journal_agent.writer\n"
         "from journal_agent.cli import main\n"
+        f"journal_agent.writer.local_today = lambda: datetime.date.fromisoformat({day!r})\n"
         "while not os.path.exists(sys.argv[1]): time.sleep(0.002)\n"
         "sys.exit(main(sys.argv[2:]))\n"
     )
