@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple, get_args
 
-from .backends.base import Backend, Insertion, JournalPage, PageVersion
+from .backends.base import Backend, Insertion, JournalPage, PageVersion, SaveKeptAside
 from .errors import BadArgument, BulletsRefused, ConfigError, UnsafePage, WriteConflict
 from .guard import check_header, lint, refusal, unlink
 from .index import Index
@@ -278,21 +278,26 @@ def _write(
     done = ledger.written(job.page.path, agent)
     version = _check(job.backend.read(job.page, until=job.until))
     tried: set[str] = set()  # bullets an earlier attempt of ours committed into a conflict
-    for attempt in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS + 1):
         kept, fresh, result.duplicates = _sort(job.texts, done, tried, version, job.header)
-        if not fresh:
+        if not fresh:  # the page as it now stands may hold what the last attempt committed
             _finish(result, kept, record, job.page.path, agent, session, done)
             return
-        newer = job.backend.commit(version, job.insertion(fresh), until=job.until)
+        if attempt == ATTEMPTS or (attempt and time.monotonic() >= job.until):
+            break
+        try:
+            newer = job.backend.commit(version, job.insertion(fresh), until=job.until)
+        except SaveKeptAside as aside:  # someone's save is kept beside the page: say so, and
+            result.warnings.append(str(aside))  # go on from the page as it stands (our
+            newer = aside.version  # bullets may be on it, saved over by that editor)
         if newer is None:
             result.created = version.outline is None
             _finish(result, kept + fresh, record, job.page.path, agent, session, done)
             return
         tried.update(text_hash(t) for t in fresh)
         version = _check(newer)
-        if time.monotonic() >= job.until:
-            break
-        time.sleep(random.uniform(0.002, 0.02) * (attempt + 1))  # two writers not in step
+        if time.monotonic() < job.until:
+            time.sleep(random.uniform(0.002, 0.02) * (attempt + 1))  # two writers not in step
     raise WriteConflict(
         f"{job.page.path}: the page changed under each of our attempts (is it being edited?); "
         "nothing was written"

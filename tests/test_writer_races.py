@@ -510,7 +510,9 @@ def test_a_save_into_the_agents_version_within_the_grace_is_not_undone(
     that newer save stays the page: putting the older one back lost its lines (a slow-save race
     lost one so). The older save is dropped only if the newer one holds every line of it once
     it has been quiet a moment (a save still being written into it is waited for); else it is
-    kept beside the page, and the append says so."""
+    kept beside the page, and the append warns so. Either way the note, saved over by the
+    editor, is on the page once and reported written (a failure said "not written" of a note
+    that was there)."""
     from journal_agent.backends import disk
     from journal_agent.backends import file as file_backend
 
@@ -524,15 +526,13 @@ def test_a_save_into_the_agents_version_within_the_grace_is_not_undone(
     )
     note = "Raced note on [[Grafana]]"
     try:
+        done = journal_agent.append([note], vault=logseq_vault, agent="claude", date="2026-11-25")
+        assert done.written == [note]
         if mode == "keeps-its-line":
-            done = journal_agent.append(
-                [note], vault=logseq_vault, agent="claude", date="2026-11-25"
-            )
-            assert done.written == [note]
+            assert done.warnings == []
         else:
-            with pytest.raises(journal_agent.JournalAgentError, match="kept as") as raised:
-                journal_agent.append([note], vault=logseq_vault, agent="claude", date="2026-11-25")
-            kept = str(raised.value).split("kept as ")[1].split(" ")[0]
+            [warning] = [w for w in done.warnings if "kept as" in w]
+            kept = warning.split("kept as ")[1].split(" ")[0]
             line = b"- human C\n" if mode == "still-saving" else b"- human A\n"
             assert (page.parent / kept).read_bytes() == before + line  # nothing lost
     finally:

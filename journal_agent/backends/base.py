@@ -21,6 +21,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import ClassVar, NamedTuple
 
+from ..errors import StorageError
 from ..outline import Outline
 
 
@@ -50,6 +51,17 @@ class Insertion(NamedTuple):
     texts: tuple[str, ...]
     indent: str = "\t"  # one level of indentation when the page has none to copy
     new_page: Callable[[], str] = lambda: ""  # a new page's text (its template)
+
+
+class SaveKeptAside(StorageError):
+    """Someone's save made while a commit ran could not stay the page and is kept beside it,
+    never removed (the message names it). Not a failure of the append: ``version`` is the page
+    as it now stands, which the writer goes on from (our bullets may be on it already, saved
+    over by that editor), and the message is its warning."""
+
+    def __init__(self, message: str, version: PageVersion, errno_: int | None = None) -> None:
+        super().__init__(message, errno_)
+        self.version = version
 
 
 class Backend(ABC):

@@ -32,13 +32,20 @@ import stat
 import time
 from typing import NamedTuple
 
-from ..errors import StorageError, UnreadablePage, UnsafePage, WriteConflict, os_error
+from ..errors import (
+    JournalAgentError,
+    StorageError,
+    UnreadablePage,
+    UnsafePage,
+    WriteConflict,
+    os_error,
+)
 from ..files import MAX_PAGE_BYTES, NOFOLLOW, fsync_dir, kind_of, open_folder, read_all
 from ..outline import decode
 from ..owned import plan_insert
 from ..vault import Vault
 from . import disk
-from .base import Backend, Insertion, JournalPage, PageVersion
+from .base import Backend, Insertion, JournalPage, PageVersion, SaveKeptAside
 
 TMP_PREFIX = ".journal-agent-"
 QUIET = 0.1  # seconds a page must be unmodified when no lease can be taken
@@ -115,8 +122,8 @@ class FileBackend(Backend):
                     landed, displaced = _link_new(fd_dir, tmp, name), False
                 else:
                     landed, displaced = _swap(fd_dir, tmp, ours, name, seen)
-            except _DisplacedKept:
-                raise  # the temporary name may hold someone's save now: leave it
+            except _DisplacedKept as kept:  # the temporary name may hold someone's save: leave it
+                raise self._aside(kept, fd_dir, name, page, until) from kept
             except OSError as exc:
                 _unlink(fd_dir, tmp)
                 raise os_error(exc, self.vault.root / page.path, "replace") from exc
@@ -131,12 +138,26 @@ class FileBackend(Backend):
                     raise os_error(exc, folder or ".", "make the new page durable in") from exc
                 return None
             if displaced:
-                _superseded(fd_dir, tmp, name, until)
+                try:
+                    _superseded(fd_dir, tmp, name, until)
+                except _DisplacedKept as kept:
+                    raise self._aside(kept, fd_dir, name, page, until) from kept
             _unlink(fd_dir, tmp)
             previous = seen.data if seen is not None else None
             return self._version(page, settled_read(fd_dir, name, page.path, previous, until))
         finally:
             os.close(fd_dir)
+
+    def _aside(
+        self, kept: _DisplacedKept, fd_dir: int, name: str, page: JournalPage, until: float
+    ) -> StorageError:
+        """The displaced save kept beside the page, with the page as it now stands (the append
+        goes on from it: `SaveKeptAside`); ``kept`` itself where the page cannot be read."""
+        try:
+            now = self._version(page, settled_read(fd_dir, name, page.path, None, until))
+        except JournalAgentError:
+            return kept
+        return SaveKeptAside(str(kept), now, kept.errno)
 
 
 def _split(rel: str) -> tuple[str, str]:
