@@ -42,6 +42,15 @@ _HTML = (
 _CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)"
 _ESCAPE = r"(?P<esc>\\.)"
 _LATEX = r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
+# \( math \) and \[ math \]: to the first closing delimiter, across the paragraph's lines (an
+# unclosed one is an escaped bracket)
+_LATEX_BRACKETS = r"(?P<latexb>\\\([\s\S]*?\\\)|\\\[[\s\S]*?\\\])"
+# <scheme:link>, one word (mldoc's quick link); "//" after the colon is taken if it is there
+_AUTOLINK = r"(?P<autolink><[A-Za-z0-9]+:(?>(?://)?)[^ \t\n\r\f>]+>)"
+_EXPORT_SNIPPET = r"(?P<export>@@[^ \t\n\r\f:]+: [^@\n\r]+@@)"  # @@html: <b>raw</b>@@
+# Hiccup, [:div ...]: a known HTML tag (and .class or #id), then to the "]" that closes it (see
+# `_hiccup_end`, which the pattern leaves to find).
+_HICCUP = r"(?P<hiccup>\[:(?i:" + _HTML_TAGS + r")(?:[.#][^ \t\]]*)?(?=[ \t\]]))"
 _URL = (  # a host, then to white space, brackets balanced
     r"(?P<url>[A-Za-z0-9]+://[^ \t\n\r\f\[\]<>{}()/?#]+(?:[/?#](?:[^ \t\n\r\f()\[\]]"
     r"|\([^ \t\n\r\f()]*\)?|\[(?:[^ \t\n\r\f\[\]]|\[[^ \t\n\r\f\[\]]*\]?)*\]?)*)?)"
@@ -93,7 +102,9 @@ _TAG_LINK = re.compile(r"\[\[([^\n]+?)\]\]")
 _TAG_TRAIL = re.compile(r"[!\"#',.:;?]*(?:[ \t\n\r\f]|$)")
 _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc's order
     ("`", _CODE_SPAN),
+    ("\\", _LATEX_BRACKETS),
     ("\\", _ESCAPE),
+    ("<", _TOKEN + _AUTOLINK),
     ("<", _TOKEN + _HTML),
     ("$", _LATEX),
     ("", _TOKEN + _URL),
@@ -103,7 +114,9 @@ _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc'
     ("[", _REF),
     ("![", _LABELED.replace("{image}", _IMAGE)),
     ("![", _MDLINK.replace("{image}", _IMAGE)),
+    ("[", _HICCUP),
     ("(", _TOKEN + _BLOCK_REF),
+    ("@", _TOKEN + _EXPORT_SNIPPET),
     ("*~^=", _EM),
     ("_", _UNDERSCORE_EM),
 )
@@ -127,7 +140,7 @@ _LOGSEQ = _Compiled(
     {
         "inline": (
             # A cheap first test of where a construct may start; it halves the scanning time.
-            rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{])(?:"
+            rf"(?=[`\\$\[*~^=_!#]|{_TOKEN}[A-Za-z0-9(<{{@])(?:"
             + "|".join(pattern for _, pattern in _LOGSEQ_PIECES)
             + ")"
         ),
@@ -148,30 +161,96 @@ _LOGSEQ = _Compiled(
 # start with that character (_LOGSEQ_AT). Every alternative of _INLINE_START starts with a literal,
 # so `re` finds those places with a quick scan in C; trying _LOGSEQ["inline"] at every position
 # instead is many times slower.
-_INLINE_START = re.compile(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_")
+_INLINE_START = re.compile(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_|@@")
 _LOGSEQ_AT = _Compiled(
     {
         char: "|".join(pattern for chars, pattern in _LOGSEQ_PIECES if char in chars)
-        for char in "`\\<${[#!(*~^=_"
+        for char in "`\\<${[#!(*~^=_@"
     }
 )
 
 
 def _inline_matches(text: str) -> Iterable[re.Match[str]]:
-    """What ``_LOGSEQ["inline"].finditer(text)`` yields, found faster (see `_INLINE_START`)."""
+    """What ``_LOGSEQ["inline"].finditer(text)`` yields, found faster (see `_INLINE_START`), with
+    hiccup and HTML taken to their ends (`_to_end`)."""
     if "://" in text:
-        return _LOGSEQ["inline"].finditer(text)
+        if "[:" not in text and "<" not in text:
+            return _LOGSEQ["inline"].finditer(text)
+        return _searched(text)
     matches = []
     pos = 0
     while (start := _INLINE_START.search(text, pos)) is not None:
         pos = start.start()
         m = _LOGSEQ_AT[text[pos]].match(text, pos)
+        if m is not None and m.lastgroup in _SPAN:
+            m = _to_end(text, m)
         if m is None:
             pos += 1
         else:
             matches.append(m)
             pos = m.end()
     return matches
+
+
+def _searched(text: str) -> list[re.Match[str]]:
+    """`_inline_matches` of a text that holds a URL, and "[:" or "<"."""
+    matches = []
+    pos = 0
+    while (m := _LOGSEQ["inline"].search(text, pos)) is not None:
+        found = _to_end(text, m) if m.lastgroup in _SPAN else m
+        if found is None:  # its "[" or "<" is text (no later construct starts with it)
+            pos = m.start() + 1
+        else:
+            matches.append(found)
+            pos = found.end()
+    return matches
+
+
+# Constructs whose end their pattern does not find, and a pattern to match them to it with
+_SPAN = {name: re.compile(rf"(?P<{name}>[\s\S]*)") for name in ("hiccup", "html")}
+
+
+def _to_end(text: str, head: re.Match[str]) -> re.Match[str] | None:
+    """The whole hiccup or HTML that ``head`` matched the start of (an HTML element up to its
+    first closing tag), or None if it does not close."""
+    if head.lastgroup == "hiccup":
+        end = _hiccup_end(text, head.end())
+    elif (tag := head.group("htag")) is not None:
+        end = _html_end(text, head.end("htag"), tag)
+    else:
+        return head  # a comment
+    return None if end is None else _SPAN[str(head.lastgroup)].match(text, head.start(), end)
+
+
+def _html_end(text: str, pos: int, tag: str) -> int | None:
+    """Where an HTML element ends whose tag name ends at ``pos``: mldoc takes the text up to
+    each closing tag in turn, counts every ``<tag>`` and ``<tag `` in it as opening another, and
+    ends it at the closing tag that closes the first; without one, at the first "/>"."""
+    level, start, closing = 1, pos, re.compile(f"</{re.escape(tag)}>", re.I)
+    while (close := closing.search(text, pos)) is not None:
+        chunk = text[pos : close.start()]
+        level += chunk.count(f"<{tag}>") + chunk.count(f"<{tag} ") - 1
+        pos = close.end()
+        if level <= 0:
+            return pos
+    end = text.find("/>", start)
+    return None if end < 0 else end + 2
+
+
+def _hiccup_end(text: str, pos: int) -> int | None:
+    """Where hiccup ends whose tag ends at ``pos``: mldoc takes the text up to each "]" in turn
+    (across lines), counts every "[:" in it as opening an element, and lets the "]" close one
+    unless it stands inside a string (after an odd number of '"' that are not ``\\"``)."""
+    level, quotes = 1, 0
+    while (close := text.find("]", pos)) >= 0:
+        chunk = text[pos:close]
+        level += chunk.count("[:")
+        quotes += chunk.replace('\\"', "").count('"')
+        level -= quotes % 2 == 0
+        pos = close + 1
+        if level <= 0:
+            return pos
+    return None
 
 
 def _may_refer(text: str) -> bool:

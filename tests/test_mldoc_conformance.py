@@ -158,3 +158,37 @@ def test_sample_vault_matches_mldoc() -> None:
 
 def test_generated_pages_match_mldoc() -> None:
     check([(f"seed {seed}", logseq_page(random.Random(seed))) for seed in range(GENERATED)])
+
+
+# Constructs that hide the references inside them, with variants around their edges: each text
+# holds [[Hidden]] where mldoc finds none, and [[Seen]] where it does.
+INLINE_CASES = [
+    "- \\( [[Hidden]] \\) [[Seen]]",
+    "- \\[ [[Hidden]] \\]x[[Seen]]",
+    "- x\n  a \\( y\n  [[Hidden]] \\) [[Seen]]",  # across a paragraph's lines
+    "- \\( [[Seen]]",  # unclosed: an escaped bracket
+    "- \\\\( [[Seen]] \\)",  # an escaped backslash
+    "- **\\( [[Seen]] \\)**",  # no math inside emphasis
+    '- [:div "[[Hidden]]"] [[Seen]]',
+    "- hiccup [:div [[Hidden]]] [[Seen]]",  # up to the first "]" outside a string
+    "- x[:span.c [:b [[Hidden]]]] [[Seen]]",
+    "- [:foo [[Seen]]]",  # not an HTML tag
+    "- x\n  y [:div x\n  [[Hidden]]] [[Seen]]",
+    "- @@html: [[Hidden]]@@ [[Seen]]",
+    "- x@@html: [[Seen]]@@",  # glued to a word
+    "- @@html:[[Seen]]@@",
+    "- see <https://example.com/[[Hidden]]> [[Seen]]",
+    "- see <foo:[[Hidden]]> <x [[Seen]]>",
+    "- see <https://example.com/ [[Seen]]>",
+    "- x<https://e.com/[[Seen]]>",
+    "- x <span><span>x</span> [[Hidden]]</span> [[Seen]]",  # nested: mldoc counts the tags
+    "- x <span>a<span>b</span> [[Seen]]",  # unclosed
+]
+
+
+def test_inline_math_hiccup_snippets_and_autolinks_match_mldoc() -> None:
+    check([(repr(text), text) for text in INLINE_CASES])
+    for text in INLINE_CASES:
+        found = {name for block in ours(text)["blocks"] for name in block["refs"]}
+        assert "Hidden" not in found, text
+        assert "Seen" in found, text
