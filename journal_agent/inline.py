@@ -222,6 +222,13 @@ def _to_end(text: str, head: re.Match[str]) -> re.Match[str] | None:
     return None if end is None else _SPAN[str(head.lastgroup)].match(text, head.start(), end)
 
 
+def html_end(text: str, pos: int) -> int | None:
+    """Where HTML starting at ``pos`` ends (mldoc's HTML block), or None if none starts there."""
+    m = _LOGSEQ["block html"].match(text, pos)
+    found = None if m is None else _to_end(text, m)
+    return None if found is None else found.end()
+
+
 def _html_end(text: str, pos: int, tag: str) -> int | None:
     """Where an HTML element ends whose tag name ends at ``pos``: mldoc takes the text up to
     each closing tag in turn, counts every ``<tag>`` and ``<tag `` in it as opening another, and

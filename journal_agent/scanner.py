@@ -35,7 +35,7 @@ from .blocktext import (
     timestamp_start,
 )
 from .blocktext import split_property_list as split_property_list
-from .inline import _LABEL_TEXT, _LOGSEQ, _inline_matches, _logseq_refs
+from .inline import _LABEL_TEXT, _inline_matches, _logseq_refs, html_end
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -158,7 +158,7 @@ class _LogseqScan(Builder):
                 if pos == size and blocks:  # the empty line after a final newline
                     return self.finish(lineno + 1)  # changes nothing but the line count
                 m = _NEXT_LOGSEQ_ITEM.search(text, pos)
-                lineno = self.body(text[pos : size if m is None else m.start()], lineno)
+                lineno = self.body(text, pos, size if m is None else m.start(), lineno)
                 if m is None:
                     break
                 if lineno <= self.fence_end:  # the block line stands in a code fence
@@ -188,7 +188,7 @@ class _LogseqScan(Builder):
                 record_property(
                     key, value or "", lineno, block, self.outline, self.comma_properties, self.keys
                 )
-            elif not title.startswith(("<", "```", "~~~", "#+")):
+            elif not title.startswith(("<", "```", "~~~", "#+", "\\")):
                 if (  # see `_logseq_refs`: a reference holds one of these
                     "[[" in title
                     or "#" in title
@@ -198,17 +198,17 @@ class _LogseqScan(Builder):
                     or ".markdown" in title
                 ):
                     _logseq_refs(title, lineno, block.refs)
-            elif self.title(title, lineno):
-                pos, lineno = self.resume, self.fence_end + 1  # the title opens a fence or
-                continue  # a #+BEGIN block
+            elif self.title(title, lineno, m.start("title")):
+                pos, lineno = self.resume, self.fence_end + 1  # the title opens a fence, a
+                continue  # #+BEGIN block, or HTML or a LaTeX environment that spans lines
             pos, lineno = m.end() + 1, lineno + 1
         return self.finish(lineno)
 
-    def title(self, title: str, lineno: int) -> bool:
-        """A first line that may start with HTML, a code fence or a #+BEGIN block: False unless a
-        fence or a #+BEGIN block opens."""
-        if title.startswith("<") and (rest := _after_html(title)) is not None:
-            self.paragraph, self.paragraph_start = [rest], lineno
+    def title(self, title: str, lineno: int, at: int) -> bool:
+        """A first line (at offset ``at``) that may start with HTML, a LaTeX environment, a code
+        fence or a #+BEGIN block: False unless lines after it are skipped."""
+        if title.startswith(("<", "\\")) and self.raw_block(lineno, at):
+            return True
         elif title.startswith(("```", "~~~")) and self.open_fence(lineno):
             return True
         elif title.startswith("#+") and self.open_begin(lineno, title):
@@ -217,17 +217,19 @@ class _LogseqScan(Builder):
             _logseq_refs(title, lineno, self.blocks[-1].refs)
         return False
 
-    def body(self, text: str, lineno: int) -> int:
-        """Lines that are not block lines (a code fence's are the block's text only); return the
-        number of the line after them."""
-        lines = text.split("\n")
+    def body(self, text: str, start: int, end: int, lineno: int) -> int:
+        """Lines that are not block lines, ``text[start:end]`` (a code fence's are the block's
+        text only); return the number of the line after them."""
+        lines = text[start:end].split("\n")
         for i, line in enumerate(lines, lineno):
             if i > self.fence_end:
-                self.text_line(i, line)
+                self.text_line(i, line, start)
+            start += len(line) + 1
         return lineno + len(lines)
 
-    def text_line(self, lineno: int, line: str) -> None:
-        """A line inside a block (or before the first one): property, fence or paragraph text."""
+    def text_line(self, lineno: int, line: str, at: int) -> None:
+        """A line inside a block (or before the first one), at offset ``at``: property, fence,
+        HTML, LaTeX environment or paragraph text."""
         if not self.blocks:
             preamble(self.outline, lineno)
         block, body = self.blocks[-1], line.lstrip(" \t")
@@ -246,13 +248,36 @@ class _LogseqScan(Builder):
             and self.open_drawer(lineno, drawer.group(1), block, joins)
         ):
             self.flush()
-        elif body.startswith("<") and (rest := _after_html(body)) is not None:
-            self.flush()
-            self.paragraph, self.paragraph_start = [rest], lineno
+        elif body.startswith(("<", "\\")) and self.raw_block(lineno, at + len(line) - len(body)):
+            pass  # its lines are taken
         elif not self.paragraph:
             self.paragraph, self.paragraph_start = [line], lineno
         else:
             self.paragraph.append(line)
+
+    def raw_block(self, lineno: int, at: int) -> bool:
+        """Whether HTML or a LaTeX environment starts at offset ``at`` of line ``lineno``: mldoc
+        reads it as a block of its own to its end, across lines, bullets and all (the lines are
+        skipped like a fence's), and the rest of its last line starts a new paragraph."""
+        text = self.text
+        end = _raw_end(text, at)
+        if end is None:
+            return False
+        while True:  # more of them may follow on its last line
+            line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
+            rest = text[end:line_end]
+            more = rest.lstrip(" \t")
+            after = _raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
+            if after is None:
+                break
+            end = after
+        self.flush()
+        self.fence_end = lineno + text.count("\n", at, end)
+        self.resume = line_end + 1
+        # mldoc's HTML block takes the line break after it; a LaTeX environment leaves it
+        self.paragraph = [rest] if rest or text[end - 1] != ">" else []
+        self.paragraph_start = self.fence_end
+        return True
 
     def open_fence(self, lineno: int) -> bool:
         """Whether a fence line opens a code fence. mldoc closes it at the next line that starts
@@ -414,13 +439,18 @@ def timestamp_first(text: str) -> bool:
     return start is not None and next(iter(_inline_matches(text[:start])), None) is None
 
 
-def _after_html(text: str) -> str | None:
-    """What follows the HTML a line starts with (mldoc reads it as a new paragraph), or None."""
-    rest = None
-    while (m := _LOGSEQ["block html"].match(text)) is not None:
-        rest = text[m.end() :]
-        text = rest.lstrip(" \t")
-    return rest
+_LATEX_BEGIN = re.compile(r"\\begin\{([^}]+)\}", re.I)
+
+
+def _raw_end(text: str, at: int) -> int | None:
+    """Where HTML or a LaTeX environment starting at ``at`` ends, or None if none starts there.
+    ``\\begin{name}`` runs to ``\\end{name}`` (in any case), or to the end of the page."""
+    if text.startswith("<", at):
+        return html_end(text, at)
+    if (m := _LATEX_BEGIN.match(text, at)) is None:
+        return None
+    end = re.compile(r"\\end\{" + re.escape(m.group(1)) + r"\}", re.I).search(text, m.end())
+    return len(text) if end is None else end.end()
 
 
 def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:

@@ -192,3 +192,33 @@ def test_inline_math_hiccup_snippets_and_autolinks_match_mldoc() -> None:
         found = {name for block in ours(text)["blocks"] for name in block["refs"]}
         assert "Hidden" not in found, text
         assert "Seen" in found, text
+
+
+# HTML and LaTeX environments at the start of a line are blocks of their own, to their end
+# across lines (bullets and all); the rest of their last line starts a paragraph.
+BLOCK_CASES = [
+    "- <div>\n  [[Hidden]]\n  </div>\n  [[Seen]]",
+    "- <div>\n  [[Hidden]]\n- y [[Hidden]]\n  </div> [[Seen]]",
+    "- <div>\n  [[Seen]]",  # unclosed: text
+    "- x <div>\n  [[Seen]]\n  </div>",  # not at the start of the line
+    "- x\n  <details>\n  [[Hidden]]\n\n  [[Hidden]]\n  </details> [[Seen]]",
+    "- x\n  <div>\n  <div>\n  [[Hidden]]\n  </div>\n  [[Hidden]]\n  </div> [[Seen]]",
+    "- x\n  <div>\n  [[Seen]] <div>\n  </div>",  # one element left open: text
+    "- <span><span>x</span> [[Hidden]]</span> [[Seen]]",
+    "- x\n  \\begin{equation}\n  [[Hidden]]\n  \\end{equation}\n  [[Seen]]",
+    "- \\begin{align*} [[Hidden]]\n  \\END{ALIGN*} [[Seen]]",
+    "- TODO \\begin{eq}\n  [[Hidden]]\n- y [[Hidden]]\n  \\end{eq} [[Seen]]",
+    "- [[Seen]]\n  \\begin{eq}\n  [[Hidden]]\n- y [[Hidden]]",  # unclosed: to the page's end
+    "- x\n  a \\begin{eq}\n  [[Seen]]\n  \\end{eq}",  # not at the start of the line
+    "- x\n  \\begin{eq}\n  [[Hidden]]\n  \\end{eq} <span>[[Hidden]]</span> [[Seen]]",
+    # the line break after HTML is the block's, so a timestamp starts the next paragraph
+    "- [[Seen]]\n  <span>x</span>\n  a <2024-01-05 Fri> [[Hidden]]",
+]
+
+
+def test_html_and_latex_blocks_match_mldoc() -> None:
+    check([(repr(text), text) for text in BLOCK_CASES])
+    for text in BLOCK_CASES:
+        found = {name for block in ours(text)["blocks"] for name in block["refs"]}
+        assert "Hidden" not in found, text
+        assert "Seen" in found, text
