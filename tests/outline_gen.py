@@ -2,21 +2,20 @@
 
 `logseq_page(rng)` writes a page the way people and Logseq write them: nested bullets (tab, 2- or
 4-space indentation, or a mix), continuation lines, block and page properties, fenced code,
-inline code, every reference form, task markers, URLs, emphasis, non-ASCII names, top-level
-headings, empty bullets and blank lines; some files use CRLF, start with a BOM or lack the final
-newline. It is a pure function of the generator's state.
+inline code, every reference form, task markers, URLs, emphasis, LaTeX, HTML, hiccup, export
+snippets, non-ASCII names, top-level headings, empty bullets and blank lines; some files use CRLF,
+start with a BOM or lack the final newline. It is a pure function of the generator's state.
 
 Constructs deliberately left out, because people do not write them and mldoc's answer there is
 an accident of its grammar (what mldoc does is given for each):
 
 * text glued to a bracketed tag (``#[[a]]b``, ``#a[[b]]c``): one Tag node of mixed parts.
-* nested inline HTML (``<span><span>x</span> [[a]]</span>``): mldoc counts the nesting.
 * HTML at the start of a line followed by ``- x``: mldoc makes the rest of the line a new bullet.
 * Markdown quotes, lists and tables inside a bullet's body (``> #t``): parsed as their own blocks.
 * a ``]``, ``)`` or ``}`` typed right before ``((uuid))``, a URL or a macro, and a backslash
   inside a #tag: mldoc's answer depends on whether the character ended a construct.
-* hiccup ``[:span [[a]]]``, footnotes ``[^1]``, ``_{...}`` subscripts: org-mode leftovers that
-  hide the references inside them.
+* footnotes ``[^1]``, ``_{...}`` subscripts: org-mode leftovers that hide the references inside
+  them.
 * inline code whose backticks stand on different lines of a paragraph: mldoc reads one code
   span across the lines.
 """
@@ -239,6 +238,7 @@ def _noise(rng: random.Random) -> str:
         (1, lambda: "$x^2$"),
         (1, lambda: f"<kbd>{rng.choice(['Ctrl', 'Esc'])}</kbd>"),
         (1, lambda: f"<span>[[{name}]]</span>"),
+        (1, lambda: f"<span><span>x</span> [[{name}]]</span>"),
         (1, lambda: "<!-- [[hidden]] -->"),
         (1, lambda: f"\\#{rng.choice(TAG_WORDS)}"),
         (1, lambda: f"[{rng.choice(LABELS)}](pages/{rng.choice(['a', 'b'])}.md)"),
@@ -249,6 +249,15 @@ def _noise(rng: random.Random) -> str:
         (1, lambda: "[ ]"),
         (1, lambda: "((sic))"),
         (1, lambda: f"[[{name}]]#{rng.choice(TAG_WORDS)}"),
+        (1, lambda: rng.choice(["\\( {} \\)", "\\[ x {} \\]", "\\( {}"]).format(f"[[{name}]]")),
+        (
+            1,
+            lambda: rng.choice(['[:div "[[{}]]"]', "[:span.c [[{}]]]", "[:b [:i [[{}]]]]"]).format(
+                name
+            ),
+        ),
+        (1, lambda: f"@@html: [[{name}]]@@"),
+        (1, lambda: f"<https://example.com/[[{name}]]>"),
     ]
     return _weighted(rng, forms)
 
@@ -332,6 +341,22 @@ def _begin_block(rng: random.Random, indent: str) -> list[str]:
     return [indent + begin, *body, *end]
 
 
+def _raw_block(rng: random.Random, indent: str) -> list[str]:
+    """HTML or a LaTeX environment over several lines: to its end (bullets and all) a block of
+    its own without references; text after its end starts a paragraph. Unclosed, HTML is text
+    and a LaTeX environment runs to the end of the page."""
+    if rng.random() < 0.5:
+        tag = rng.choice(["div", "details", "section"])
+        start, end = f"<{tag}>", f"</{tag}>"
+    else:
+        env = rng.choice(["equation", "align*", "matrix"])
+        start, end = f"\\begin{{{env}}}", rng.choice([f"\\end{{{env}}}", f"\\END{{{env.upper()}}}"])
+    body = [indent + rng.choice(["", "- ", "  "]) + _inline(rng) for _ in range(rng.randint(0, 2))]
+    tail = rng.choice(["", "", " and " + _inline(rng)])
+    last = [indent + end + tail] if rng.random() < 0.95 else []
+    return [indent + start + rng.choice(["", " " + _inline(rng)]), *body, *last]
+
+
 def _front_line(rng: random.Random) -> str:
     name = rng.choice(PAGE_NAMES).replace(",", "")
     return rng.choice(
@@ -394,6 +419,8 @@ class _Page:
                 self.lines.append(cont + "#" * rng.randint(1, 4) + " " + _inline(rng))
             elif r < 0.3:
                 self.lines += _begin_block(rng, cont)
+            elif r < 0.33:
+                self.lines += _raw_block(rng, cont)
             else:
                 self.lines.append(cont + _inline(rng) + rng.choice(["", "", "", " ", "  "]))
         if rng.random() < 0.06:
@@ -418,6 +445,9 @@ class _Page:
             self.lines.append(indent + "-\t" + _inline(rng))
         elif r < 0.18:
             block = _begin_block(rng, cont)
+            self.lines += [indent + "- " + block[0].lstrip(" \t"), *block[1:]]
+        elif r < 0.195:
+            block = _raw_block(rng, cont)
             self.lines += [indent + "- " + block[0].lstrip(" \t"), *block[1:]]
         elif r < 0.22:  # a property on the first line opens the block's properties
             self.lines.append(indent + "- " + _marker(rng) * (rng.random() < 0.3) + _property(rng))
