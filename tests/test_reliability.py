@@ -561,9 +561,13 @@ def test_only_yyyy_mm_dd_is_a_date(logseq_vault: Path, value: str) -> None:
 
 @pytest.mark.parametrize("day", ["0001-01-01", "0001-01-05", "9999-12-31"])
 def test_a_day_at_either_end_of_the_calendar_is_answered(
-    logseq_vault: Path, capsys: pytest.CaptureFixture[str], day: str
+    logseq_vault: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    day: str,
 ) -> None:
     """A window reaching before 1 January of year 1 starts there (no day precedes it)."""
+    pin_today(monkeypatch, day)  # the one day whose page an append may create
     journal_agent.append([NOTE], vault=logseq_vault, agent="a", date=day)  # an active thread
     queries = [["stale"], ["topics"], ["status", "Grafana"], ["timeline", "Grafana"]]
     queries += [["context", "--agent", "a"], ["context", "--topic", "Grafana"]]
