@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command
-from .errors import BadArgument
+from .errors import BadArgument, escaped
 from .render import fail
 
 
@@ -112,8 +112,8 @@ def text_note(result: dict[str, Any]) -> str:
         state = b["state"]
         if state == "written" and b["written_on"] != b["day"]:
             state = f"written on {b['written_on']} (its day's page does not exist)"
-        why = f": {b['reason']}" if state == "pending" and b["reason"] else ""
-        lines.append(f"{b['id'][:8]}  {state}{why}  {b['text']}")
+        why = f": {escaped(b['reason'])}" if state == "pending" and b["reason"] else ""
+        lines.append(f"{b['id'][:8]}  {state}{why}  {escaped(b['text'])}")
     return "\n".join(lines) or "nothing to note (every bullet was blank)"
 
 
@@ -149,13 +149,15 @@ def cmd_note(args: argparse.Namespace) -> Any:
 
 
 def text_pending(result: dict[str, Any]) -> str:
-    lines = [f"written  {b['id'][:8]}  {b['text']}" for b in result["written"]]
-    lines += [f"dropped  {b['id'][:8]}  {b['text']}" for b in result["dropped"]]
+    # A pending bullet has not passed the guard: its text may hold a terminal's escapes.
+    lines = [f"written  {b['id'][:8]}  {escaped(b['text'])}" for b in result["written"]]
+    lines += [f"dropped  {b['id'][:8]}  {escaped(b['text'])}" for b in result["dropped"]]
     for b in result["pending"]:
         where = " (outside the vault)" if b["where"] == "outbox" else ""
-        lines.append(f"pending  {b['id'][:8]}  {b['day']}  {b['agent']}{where}  {b['text']}")
+        text = escaped(b["text"])
+        lines.append(f"pending  {b['id'][:8]}  {b['day']}  {escaped(b['agent'])}{where}  {text}")
         if b["reason"]:
-            lines.append(f"         why: {b['reason']}")
+            lines.append(f"         why: {escaped(b['reason'])}")
     return "\n".join(lines) or "nothing pending"
 
 

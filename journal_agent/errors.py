@@ -36,6 +36,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -207,6 +208,17 @@ def short(text: str, limit: int = 60) -> str:
     if len(text) <= limit:
         return text.replace("\n", "\\n").replace("\r", "\\r")
     return f"{text[:limit]}… ({len(text)} characters)"
+
+
+# Control characters and line separators: shown raw, they would move the cursor, retitle or
+# clear the terminal, or break the line a listing prints.
+_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escaped(text: str) -> str:
+    """``text`` with its control characters escaped as ``repr`` (and so the warnings) writes
+    them, for printing a bullet the guard has not passed: it may hold a terminal's escapes."""
+    return _UNSHOWABLE.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 def translated(action: str) -> Callable[[F], F]:

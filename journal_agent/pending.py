@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .digests import sha256
-from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, short
+from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, escaped, short
 from .ledger import Ledger, now_utc, text_hash
 from .records import Record
 from .state import STATE_ENV, StateDir, vault_slug
@@ -552,8 +552,9 @@ def render(items: Sequence[Pending], limit: int = 20) -> str:
         return ""
     lines = [f"## Pending bullets ({len(items)}, not written yet)"]
     for item in items[:limit]:
-        why = f" — {item.reason}" if item.reason else ""
-        lines.append(f"- `{item.id[:8]}` {item.day.isoformat()}: {short(item.text, 160)}{why}")
+        why = f" — {escaped(item.reason)}" if item.reason else ""
+        text = escaped(short(item.text, 160))  # not passed by the guard: it may hold escapes
+        lines.append(f"- `{item.id[:8]}` {item.day.isoformat()}: {text}{why}")
     if len(items) > limit:
         lines.append(f"- … and {len(items) - limit} more (`journal-agent pending`)")
     lines.append(

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple, Protocol
 
 from .corrections import Finding
 from .derived import window_start
+from .errors import escaped
 from .guide import HOW_TO
 from .queries import Topic
 from .records import Record
@@ -441,7 +442,9 @@ def _pending(inputs: Inputs) -> Section:
             PENDING,
             n,
             1 if n < FIRST_ITEMS else 2,
-            f'- "{cut(p.text)}": not written yet, {cut(p.reason or "no reason recorded", 120)}',
+            # a pending bullet has not passed the guard: it may hold a terminal's escapes
+            f'- "{cut(escaped(p.text))}": not written yet, '
+            f"{cut(escaped(p.reason or 'no reason recorded'), 120)}",
         )
         for n, p in enumerate(items)
     ]

@@ -228,6 +228,29 @@ def test_note_and_pending_commands(logseq_vault: Path, env: dict[str, str]) -> N
     assert run(["pending", "drop", "zzzz", *vault], env).returncode == 2
 
 
+def test_a_refused_bullets_terminal_escapes_are_never_printed_raw(
+    logseq_vault: Path, tmp_path: Path
+) -> None:
+    """A bullet refused for its control characters stays pending; every listing of it (the
+    pending list, note, context, the start hook) escapes them as the warnings do."""
+    env, vault = environment(tmp_path), ["--vault", str(logseq_vault)]
+    bullet = "esc \x1b]0;PWNED\x07 \x1b[2J bullet"
+    call = payload("claude-code", "turn", "s1", last_assistant_message=reply(bullet))
+    assert hook("claude-code", "Stop", call, env, logseq_vault).returncode == 0
+    shown = "esc \\x1b]0;PWNED\\x07 \\x1b[2J bullet"
+    start = hook(
+        "claude-code", "SessionStart", payload("claude-code", "start", "s2"), env, logseq_vault
+    )
+    outputs = [
+        run(["pending", *vault], env).stdout,
+        run(["note", *vault, "--agent", "claude", "--budget", "0", bullet], env).stdout,
+        run(["context", *vault, "--agent", "claude"], env).stdout,
+        context_of("claude-code", start.stdout),
+    ]
+    for out in outputs:
+        assert shown in out and "\x1b" not in out and "\x07" not in out
+
+
 def test_odd_lines_never_hold_back_the_others(logseq_vault: Path, env: dict[str, str]) -> None:
     """A journal block line too large to be a bullet, or holding a lone surrogate (JSON allows
     one), is dealt with on its own; the other bullets are recorded and written."""

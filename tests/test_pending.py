@@ -243,6 +243,9 @@ def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
     [item] = make(["Links [[Nowhere]]"], agent="claude", session="s1", day=MON)
     text = pending.render([store.failed(item, "no page named 'Nowhere'")])
     assert f"- `{item.id[:8]}` 2026-11-24: Links [[Nowhere]] — no page named 'Nowhere'" in text
+    [raw] = make(["esc \x1b[2J\x9b bullet"], agent="claude", session="s1", day=MON)
+    text = pending.render([store.failed(raw, "control characters U+001B are not text")])
+    assert "esc \\x1b[2J\\x9b bullet — control" in text and "\x1b" not in text
 
 
 @pytest.mark.parametrize(
