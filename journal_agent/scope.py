@@ -65,17 +65,18 @@ class ScopeRequest(NamedTuple):
 
 def find_scope_file(start: Path) -> Path | None:
     """The project's scope file: in ``start`` or a folder above it, up to the root of the git
-    repository ``start`` is in (or the file system's root)."""
+    repository ``start`` is in (or the file system's root). A folder that cannot be a path
+    (a hook's ``cwd`` may hold a NUL) or cannot be looked into has none."""
     try:
         folder = start.expanduser().resolve()
-    except (OSError, RuntimeError):
+        for candidate in (folder, *folder.parents):
+            path = candidate / SCOPE_FILE
+            if path.is_file():
+                return path
+            if (candidate / ".git").exists():
+                return None
+    except (OSError, RuntimeError, ValueError):
         return None
-    for candidate in (folder, *folder.parents):
-        path = candidate / SCOPE_FILE
-        if path.is_file():
-            return path
-        if (candidate / ".git").exists():
-            return None
     return None
 
 

@@ -349,6 +349,8 @@ def test_scope_file_found_upward_to_the_repository_root(rich: Path, tmp_path: Pa
     (tmp_path / SCOPE_FILE).write_text('topics = ["Topic 05"]\n')
     (repo / SCOPE_FILE).unlink()
     assert scope_line(project(rich, project=repo / "src")).startswith("the whole vault")
+    for odd in ("/x\0y", "/x\udc80y"):  # a hook's cwd may be no path at all: no scope file
+        assert scope_line(project(rich, project=odd)).startswith("the whole vault")
 
 
 @pytest.mark.parametrize(

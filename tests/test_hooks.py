@@ -48,6 +48,15 @@ def test_start_prints_the_projection_in_the_hosts_form(
     assert "Pending" not in context and system_message(host, done.stdout) is None
 
 
+def test_a_cwd_that_is_no_path_gets_the_whole_vaults_projection(
+    logseq_vault: Path, tmp_path: Path
+) -> None:
+    call = payload("claude-code", "start", "s1", cwd="/x\0y")
+    done = hook("claude-code", "SessionStart", call, environment(tmp_path), logseq_vault)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "whole vault" in context_of("claude-code", done.stdout)
+
+
 def test_codex_never_gets_half_json(logseq_vault: Path, tmp_path: Path) -> None:
     """A projection that begins like JSON goes out as a whole hookSpecificOutput object."""
     env = environment(tmp_path, JA_TEST_PROJECTION='{"not": "json"} and then prose')
