@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from .api import Query, VaultArg, _vault
 from .errors import BadArgument, JournalAgentError
 from .registry import Page, load_registry
-from .vault import Vault
 
 if TYPE_CHECKING:
     from .corrections import AuditResult
@@ -72,7 +71,7 @@ def context(
         corrections, warnings = recent_corrections(q.vault, name, q.as_of, q.days)
     except JournalAgentError as exc:  # provenance only: the vault's facts are shown without it
         corrections, warnings = [], [f"corrections not shown: {exc}"]
-    items = _stored_pending(q.vault, name, warnings) if pending is None else list(pending)
+    items = _stored_pending(q, name, warnings) if pending is None else list(pending)
     inputs = projection.Inputs(
         q.as_of,
         q.days,
@@ -157,13 +156,14 @@ def _with_file(found: Summary, title: str) -> int | None:
     return next((i for i, t in enumerate(titles) if paths[i] and page_key(t) == key), None)
 
 
-def _stored_pending(vault: Vault, agent: str, warnings: list[str]) -> list[PendingLike]:
-    """The bullets the pending store holds for ``agent`` (`pending.for_context`); a store that
-    cannot be read costs only this section of the projection, said in ``warnings``."""
+def _stored_pending(q: Query, agent: str, warnings: list[str]) -> list[PendingLike]:
+    """The bullets the pending store holds for ``agent``, noted by the query's day
+    (`pending.for_context`); a store that cannot be read costs only this section of the
+    projection, said in ``warnings``."""
     from .pending import for_context
 
     try:
-        return list(for_context(vault, agent))
+        return list(for_context(q.vault, agent, q.as_of))
     except JournalAgentError as exc:
         warnings.append(f"pending bullets not shown: {exc}")
         return []

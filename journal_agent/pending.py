@@ -533,16 +533,28 @@ def _first_line(message: str) -> str:
 # -- showing what is pending -------------------------------------------------------------------
 
 
-def for_context(vault: Vault, agent: str) -> list[Pending]:
+def for_context(vault: Vault, agent: str, as_of: dt.date | None = None) -> list[Pending]:
     """``agent``'s bullets still pending for ``vault`` (its own store and its outbox), oldest
-    first: what the session-start projection lists, each with its reason."""
+    first: what the session-start projection lists, each with its reason. With ``as_of``, only
+    those noted by then: a projection of an earlier day shows what was pending on that day."""
     found: list[Pending] = []
     for store in (PendingStore.of(vault.root), outbox(vault.root)):
         try:
             found += [i for i in store.items() if i.agent == agent]
         except JournalAgentError:
             continue
-    return found
+    return found if as_of is None else [i for i in found if _noted_on(i) <= as_of]
+
+
+def _noted_on(item: Pending) -> dt.date:
+    """The local day ``item`` was noted (its day if that is later, or if the time is not
+    known: files of earlier versions may lack it)."""
+    try:
+        when = dt.datetime.fromisoformat(item.noted.replace("Z", "+00:00"))
+    except ValueError:
+        return item.day
+    noted = when.astimezone().date() if when.tzinfo is not None else when.date()
+    return max(noted, item.day)
 
 
 def render(items: Sequence[Pending], limit: int = 20) -> str:

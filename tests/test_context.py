@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from journal_agent import ConfigError, PageNotFound
 from journal_agent.api import Query, append
 from journal_agent.api_context import context
+from journal_agent.api_pending import note
 from journal_agent.cli import main
 from journal_agent.guide import HOW_TO, instructions
 from journal_agent.projection import MIN_BUDGET, Inputs, build
@@ -415,6 +416,15 @@ def test_pending_bullets_with_their_reasons_and_nothing_when_none(rich: Path) ->
     assert "no reason recorded" in text
     assert "Pending" not in project(rich, use_scope_file=False, pending=[])
     assert "Pending" not in project(rich, use_scope_file=False)
+
+
+def test_a_projection_of_an_earlier_day_lists_only_what_was_pending_then(tmp_path: Path) -> None:
+    root = copy_vault(SAMPLE_VAULT, tmp_path)
+    note(["noted today on [[Grafana]]"], vault=root, agent="claude", budget=0)
+    today = dt.date.today()
+    then = context(vault=root, agent="claude", as_of=today - dt.timedelta(days=1)).markdown
+    assert "Pending" not in then
+    assert "noted today" in context(vault=root, agent="claude", as_of=today).markdown
 
 
 def test_how_to_write_lines_and_the_instruction_text_agree() -> None:

@@ -302,6 +302,13 @@ def test_for_context_lists_one_agents_pending_bullets(logseq_vault: Path) -> Non
     store = PendingStore.of(logseq_vault)
     store.record(make(["mine [[Nowhere]]"], agent="claude") + make(["theirs"], agent="codex"))
     assert [i.text for i in pending.for_context(vault, "claude")] == ["mine [[Nowhere]]"]
+    # as of a day: what was noted by then (the local day of its time; its day without one)
+    [late] = make(["late"], agent="gemini", day=MON)
+    [old] = make(["old"], agent="gemini", day=MON)
+    store.record([late._replace(noted="2026-11-26T12:00:00+00:00"), old._replace(noted="")])
+    later = dt.date(2026, 11, 28)
+    shown = [[i.text for i in pending.for_context(vault, "gemini", as_of=d)] for d in (MON, later)]
+    assert shown == [["old"], ["old", "late"]]
 
 
 def test_bullets_noted_without_any_vault_move_into_the_first_one(logseq_vault: Path) -> None:
