@@ -53,6 +53,13 @@ def parse_day(value: str | dt.date | None) -> dt.date:
         raise BadArgument(f"date {value!r} is not a day in the form YYYY-MM-DD") from exc
 
 
+def check_limit(limit: int) -> int:
+    """``limit``, a count of results to return: refused below 1 (a slice would drop the last)."""
+    if type(limit) is not int or limit < 1:
+        raise BadArgument(f"the limit must be a whole number of 1 or more, not {limit!r}")
+    return limit
+
+
 class PagesResult(Record):
     """Every page of a vault an agent may link, and what could not be read. ``links``: where
     notes share a name (Obsidian), by path, the link text that opens each one from today's
@@ -85,6 +92,7 @@ def pages(*, vault: VaultArg = None, search: str | None = None, limit: int = 20)
     """The pages of ``vault`` an agent may link: titles, files and aliases, sorted by title (an
     alias is listed with its page, not as a page of its own). With ``search``, the ``limit``
     pages whose title or an alias contains it (any case), else those spelled closest to it."""
+    check_limit(limit)
     v = _vault(vault)
     registry, warnings = load_registry(v)
     if search is not None and not search.strip():
@@ -472,9 +480,14 @@ def timeline(
     as_of: str | dt.date | None = None,
     days: int | None = None,
     use_cache: bool = True,
+    limit: int | None = None,
 ) -> TimelineResult:
-    """Every block that mentions ``topic``: dated journal mentions newest first, then pages."""
-    return Query.of(vault, as_of, days, use_cache).timeline(topic)
+    """Every block that mentions ``topic``: dated journal mentions newest first, then pages
+    (only the first ``limit`` of them, if given)."""
+    size = None if limit is None else check_limit(limit)
+    found = Query.of(vault, as_of, days, use_cache).timeline(topic)
+    found.entries = found.entries[:size]
+    return found
 
 
 def _html_target(path: str | os.PathLike[str]) -> Path:
@@ -571,6 +584,7 @@ def related(
 ) -> RelatedResult:
     """The topics most co-mentioned with ``topic`` (recent blocks weigh more), and the cluster it
     belongs to; without a topic, every cluster of two or more topics."""
+    check_limit(limit)
     q = Query.of(vault, as_of, days, use_cache)
     graph = q.graph()
     for t in graph.topics.values():

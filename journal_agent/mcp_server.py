@@ -140,9 +140,7 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
     )
     @_tool
     def timeline(topic: str, limit: int = 50) -> dict[str, Any]:
-        data = api.timeline(topic, vault=opened).to_json()
-        data["entries"] = data["entries"][:limit]
-        return data
+        return api.timeline(topic, vault=opened, limit=limit).to_json()
 
     @app.tool(
         annotations=reads,

@@ -115,6 +115,9 @@ def test_queries(logseq_vault: Path) -> None:
         ("note", {"bullets": "not a list"}, "bullets"),
         ("note", {"bullets": ["x"], "kind": "urgent"}, "kind"),
         ("stale", {"days": 0}, "window"),
+        ("timeline", {"topic": "Atlas Migration", "limit": -3}, "limit must be"),
+        ("pages", {"limit": 0}, "limit must be"),
+        ("pages", {"search": "Atlas", "limit": -1}, "limit must be"),
         ("nonsense", {}, "Unknown tool"),
     ],
 )

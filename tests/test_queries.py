@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from journal_agent import PageNotFound
-from journal_agent.api import related, stale, status, timeline, topics
+from journal_agent import BadArgument, PageNotFound
+from journal_agent.api import pages, related, stale, status, timeline, topics
 
 from .conftest import SAMPLE_VAULT
 
@@ -381,6 +383,19 @@ def test_related_and_clusters() -> None:
     assert ["Omar Haddad", "Vendor Contract"] in [
         [t["topic"] for t in g] for g in everything["clusters"]
     ]
+
+
+@pytest.mark.parametrize("limit", [0, -3, True, 2.5])
+def test_a_limit_below_one_is_refused_by_every_query_that_takes_one(limit: Any) -> None:
+    calls: list[Callable[[], object]] = [
+        lambda: timeline("Atlas", vault=SAMPLE_VAULT, as_of=AS_OF, limit=limit),
+        lambda: pages(vault=SAMPLE_VAULT, limit=limit),
+        lambda: related("Atlas", vault=SAMPLE_VAULT, as_of=AS_OF, limit=limit),
+    ]
+    for call in calls:
+        with pytest.raises(BadArgument, match="limit must be"):
+            call()
+    assert len(timeline("Atlas", vault=SAMPLE_VAULT, as_of=AS_OF, limit=2).entries) == 2
 
 
 def test_timeline_html_page(tmp_path: Path) -> None:
