@@ -263,9 +263,8 @@ def _check_page(
     for e in entries:
         by_agent.setdefault(e.agent, []).append(e)
     for agent in sorted(by_agent):
-        heads, inside = owned_subtrees(outline, owner_header(agent))
+        heads, inside, outside = placed(outline, agent, hashes)
         here = {hashes[i] for i in inside}
-        outside = {h for i, h in enumerate(hashes) if i not in inside and i not in heads}
         missing: list[Entry] = []
         for e in by_agent[agent]:
             if e.hash in here:
@@ -287,6 +286,17 @@ def _check_page(
             else:
                 unexplained.append((e, bool(heads)))
     return intact, found, unexplained
+
+
+def placed(
+    outline: Outline, agent: str, hashes: Sequence[str]
+) -> tuple[list[int], set[int], set[str]]:
+    """``agent``'s owned blocks on a page, the blocks inside them (nested too), and the hashes
+    (``hashes``: of every block) of the page's other bullets: a written text among those a
+    person moved out of the block. `audit` and `journal-agent watch` both judge by it."""
+    heads, inside = owned_subtrees(outline, owner_header(agent))
+    outside = {h for i, h in enumerate(hashes) if i not in inside and i not in heads}
+    return heads, inside, outside
 
 
 def match_edits(missing: Sequence[str], candidates: Sequence[str]) -> dict[int, tuple[str, float]]:

@@ -11,11 +11,12 @@ just two events on the same page. Each refresh:
   file, or nothing: below), stat-ing only the files the events name (`walk.relisted`) while
   that lists the vault right (no link in it, no folder that came, went or moved), and
 * compares each changed journal page that holds agent bullets (per the ledger) with the copy
-  seen before: a bullet a person deleted or edited is recorded, with the time it was seen, in
-  ``events.jsonl`` of the state folder (which `audit` reads; an edit is told from a deletion
-  the way `audit` tells it, `corrections.match_edits`). A save that dropped agent bullets
-  *and* other recent changes at once — an app writing an older copy of the page over it, as
-  Logseq can (logseq/logseq#11327) — is reported on stderr and recorded as lost, never restored.
+  seen before: a bullet a person deleted, edited or moved out of its owned block is recorded,
+  with the time it was seen, in ``events.jsonl`` of the state folder (which `audit` reads; each
+  is told apart the way `audit` tells it, `corrections.placed` and `corrections.match_edits`).
+  A save that dropped agent bullets *and* other recent changes at once — an app writing an
+  older copy of the page over it, as Logseq can (logseq/logseq#11327) — is reported on stderr
+  and recorded as lost, never restored.
 
 Once the vault has been quiet for `QUIET` seconds after a refresh, the watcher lists it in full,
 and refreshes as above if that finds what no event told of, then brings the cached index up to
@@ -46,11 +47,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .corrections import match_edits
+from .corrections import match_edits, placed
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
 from .ledger import Ledger, now_utc, text_hash
-from .owned import owned_subtrees
 from .records import Record
 from .state import PageLock, StateDir
 from .vault import Vault
@@ -79,7 +79,7 @@ CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed", "attri
 class Observation(NamedTuple):
     """What watch saw happen to one agent bullet."""
 
-    kind: str  # "deleted", "edited" or "lost" (dropped with other recent changes at once)
+    kind: str  # "deleted", "edited", "moved" (on the page) or "lost" (with other recent lines)
     page: str
     agent: str
     hash: str
@@ -99,23 +99,30 @@ class Observation(NamedTuple):
                 f"{self.page}: a person edited {self.agent}'s bullet {self.text!r} into "
                 f"{self.now!r}"
             )
+        if self.kind == "moved":
+            return (
+                f"{self.page}: a person moved {self.agent}'s bullet {self.text!r} out of its "
+                "owned block (it stands elsewhere on the page)"
+            )
         return f"{self.page}: a person deleted {self.agent}'s bullet {self.text!r}"
 
 
 class _Copy(Record):
     """A journal page as watch last saw it."""
 
-    __slots__ = ("lines", "agents", "added")
+    __slots__ = ("lines", "agents", "outside", "added")
 
     def __init__(
         self,
         lines: set[str],
         #: agent -> {hash: text} of its bullets in its owned block
         agents: dict[str, dict[str, str]],
+        outside: dict[str, set[str]],  # agent -> hashes of the page's bullets outside its block
         added: dict[str, float] | None = None,  # line -> when it first appeared
     ) -> None:
         self.lines = lines
         self.agents = agents
+        self.outside = outside
         self.added = {} if added is None else added
 
 
@@ -452,13 +459,14 @@ class Watcher:
         except JournalAgentError:
             return None
         mine: dict[str, dict[str, str]] = {}
+        outside: dict[str, set[str]] = {}
         agents = {e.agent for e in Ledger(self.state).entries(rel)}
+        hashes = [text_hash(b.text) for b in outline.blocks]
         for agent in agents:  # every bullet in the block, as `audit` reads it: nested or not
-            _heads, inside = owned_subtrees(outline, f"{agent} log")
-            texts = [outline.blocks[i].text for i in sorted(inside)]
-            mine[agent] = {text_hash(t): t for t in texts}
+            _heads, inside, outside[agent] = placed(outline, agent, hashes)
+            mine[agent] = {hashes[i]: outline.blocks[i].text for i in sorted(inside)}
         lines = {ln.strip() for ln in outline.text.splitlines() if ln.strip()}
-        return _Copy(lines, mine)
+        return _Copy(lines, mine, outside)
 
     def _compare(self, rel: str) -> None:
         before = self._copies.get(rel)
@@ -492,15 +500,20 @@ class Watcher:
         known: set[str],
         now: float,
     ) -> None:
-        """Record what became of the ``gone`` bullets: lost with other recent lines, edited
-        (``known``: the hashes agents wrote on the page, never a person's edit), or deleted."""
+        """Record what became of the ``gone`` bullets: moved out of the owned block (it stands
+        elsewhere on the page, as `audit` says), lost with other recent lines, edited (``known``:
+        the hashes agents wrote on the page, never a person's edit), or deleted."""
         dropped = before.lines - after.lines
         seen = now_utc()
-        lost = {(a, h): ev for a, h, _t in gone if (ev := _evidence(before, dropped, gone, a, now))}
-        edits = _edits(before, after, [g for g in gone if g[:2] not in lost], known)
+        moved = {(a, h) for a, h, _t in gone if h in after.outside.get(a, set())}
+        rest = [g for g in gone if g[:2] not in moved]
+        lost = {(a, h): ev for a, h, _t in rest if (ev := _evidence(before, dropped, gone, a, now))}
+        edits = _edits(before, after, [g for g in rest if g[:2] not in lost], known)
         found = []
         for agent, h, text in gone:
-            if (agent, h) in lost:
+            if (agent, h) in moved:
+                found.append(Observation("moved", rel, agent, h, text, seen))
+            elif (agent, h) in lost:
                 evidence = lost[agent, h]
                 found.append(Observation("lost", rel, agent, h, text, seen, evidence=evidence))
             elif (agent, h) in edits:

@@ -135,6 +135,26 @@ def test_a_deleted_and_an_edited_agent_bullet(logseq_vault: Path, running: Runni
     assert notes[0] not in page.read_text()  # never restored
 
 
+def test_an_agent_bullet_moved_under_a_persons_bullet(logseq_vault: Path, running: Running) -> None:
+    """Cut from the owned block and pasted under a person's bullet on the same page: moved, as
+    `audit` says, never deleted."""
+    notes = ["Checked [[Grafana]] dashboards today", "Rotated the [[Flaky CI]] runners"]
+    journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    page = journal(logseq_vault, DAY)
+    text = page.read_text().replace(f"\t- {notes[0]}\n", "")
+    page.write_text(f"- a person's bullet\n\t- {notes[0]}\n{text}")
+    running.settle()
+    assert [(o.text, o.kind) for o in read_observations(StateDir.of(logseq_vault))] == [
+        (notes[0], "moved")
+    ]
+    assert any("moved claude's bullet" in line for line in running.lines)
+    audit = journal_agent.audit(vault=logseq_vault, agent="claude")
+    assert [(f.text, f.kind, f.seen is not None) for f in audit.findings] == [
+        (notes[0], "moved", True)
+    ]
+
+
 def test_each_new_bullet_is_the_edit_of_one_agent_bullet_at_most(
     logseq_vault: Path, running: Running
 ) -> None:
