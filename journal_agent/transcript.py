@@ -36,7 +36,8 @@ from .files import read_file
 
 #: A transcript larger than this is not read (a hook has a second; the message field suffices).
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
-_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*journal[ \t]*$", re.IGNORECASE)
+_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_JOURNAL = re.compile(r"[ \t]*journal[ \t]*", re.IGNORECASE)  # the info string of a block
 _MARKER = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
 _NEEDLE = re.compile(rb"(?i)(?:`{3,}|~{3,})[ \t]*journal")  # a line worth parsing
 
@@ -59,23 +60,32 @@ def text_lines(text: str) -> list[str]:
 def journal_bullets(text: str) -> list[str]:
     """The bullets of every fenced ``journal`` block in ``text``, in order: one a line, list
     markers and blank lines dropped. A block left open at the end of the text still counts (a
-    reply cut short keeps its bullets)."""
+    reply cut short keeps its bullets). As in CommonMark, a ``journal`` fence inside another
+    fenced block is that block's content (an agent showing the format), not a block of its own."""
     bullets: list[str] = []
-    fence: str | None = None
+    fence: str | None = None  # the fence of the open block
+    journal = False  # whether the open block is a journal block
     for line in text_lines(text):
         if fence is None:
             opened = _OPEN.match(line)
-            if opened:
-                fence = opened.group("fence")
+            if opened and not (opened["fence"][0] == "`" and "`" in opened["info"]):
+                fence = opened["fence"]
+                journal = _JOURNAL.fullmatch(opened["info"]) is not None
             continue
-        stripped = line.strip()
-        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+        if _closes(line, fence):
             fence = None
             continue
-        bullet = _MARKER.sub("", line, count=1).strip()
+        bullet = _MARKER.sub("", line, count=1).strip() if journal else ""
         if bullet:
             bullets.append(bullet)
     return bullets
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether ``line`` closes a block opened with ``fence``: the same character at least as
+    many times, nothing else (CommonMark; a shorter run is the block's content)."""
+    stripped = line.strip()
+    return stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0])
 
 
 def assistant_messages(path: str | Path) -> list[Message]:

@@ -256,6 +256,12 @@ def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
         ("```python\n- not this\n```\n````journal\n- x ```\n````", ["x ```"]),
         ("no block here\n- not a bullet", []),
         ("```journals\n- no\n```", []),
+        # an example inside another fenced block is that block's content (CommonMark)
+        ("````markdown\n```journal\n- example\n```\n````\n```journal\n- real\n```", ["real"]),
+        ("~~~python\nx = '''\n```journal\n- example\n```\n'''\n~~~", []),
+        ("```\n~~~journal\n- example\n~~~\n```\n~~~journal\n- real", ["real"]),
+        ("```text\n````journal\n- example\n````\n```", []),
+        ("``` `journal`\n- not a fence\n```journal\n- real\n```", ["real"]),
         # line ends only: another line break stays in its bullet (the guard refuses it whole)
         (
             "```journal\r\n- a\u2028b\x0bc\x85d\x1ce\r\n- f\r- g\n```",
