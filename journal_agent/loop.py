@@ -41,7 +41,7 @@ from .pending import (
     render,
 )
 from .records import Record
-from .transcript import Message, assistant_messages, journal_bullets, last_assistant_message
+from .transcript import Message, journal_bullets, read_transcript
 from .vault import Vault, configured_root, open_vault
 
 START_BUDGET = 2.0  # seconds to write what earlier sessions left, before the projection
@@ -215,7 +215,7 @@ def _record_and_flush(run: _Run, budget: float) -> HookResult:
     notes: list[str] = []
     try:
         vault, why = _open(run.vault_arg)
-        items = _bullets(run, _messages(call), notes)
+        items = _bullets(run, _messages(call, notes), notes)
         kept: list[Pending] = []
         if items:
             root = vault.root if vault is not None else configured_root(run.vault_arg)
@@ -249,17 +249,18 @@ def _flush(run: _Run, vault: Vault, items: Sequence[Pending], budget: float) -> 
     return HookResult(run.host.quiet_output(note if refused else None), notes)
 
 
-def _messages(call: HookCall) -> list[Message]:
+def _messages(call: HookCall, notes: list[str]) -> list[Message]:
     """The replies whose bullets this call takes: the one in the payload, else the transcript's
-    last (a turn) or all of them (before compaction, at the end)."""
+    last (a turn) or all of them (before compaction, at the end); what of the transcript could
+    not be read is said (``notes``)."""
     if call.message is not None:
         return [Message(call.message)]
     if call.transcript is None:
         return []
-    if call.whole_transcript:
-        return assistant_messages(call.transcript)
-    last = last_assistant_message(call.transcript)
-    return [last] if last is not None else []
+    reading = read_transcript(call.transcript, newest_only=not call.whole_transcript)
+    if reading.note is not None:
+        notes.append(reading.note)
+    return reading.messages
 
 
 def _bullets(run: _Run, messages: list[Message], notes: list[str]) -> list[Pending]:

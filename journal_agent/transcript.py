@@ -20,26 +20,41 @@ line unless said otherwise:
   "content": [{"type": "output_text", "text": …}]}, "timestamp": …}``;
 * Gemini CLI: one JSON document ``{"messages": [{"type": "gemini", "content": str | [{"text":
   …}], "timestamp": …}]}``.
+
+A long session's JSONL transcript runs to hundreds of megabytes, most of it tool output, and a
+hook has about a second: it is read from its end backwards (the newest replies are the ones no
+other hook took), up to a byte and time budget, skipping lines too long to be a reply unparsed;
+what is left unread is said in the hook's one-line note. A Gemini document is read whole or not
+at all.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .errors import StorageError, UnsafePath
-from .files import read_file
+from .files import READ_FLAGS, kind_of
 
-#: A transcript larger than this is not read (a hook has a second; the message field suffices).
+#: How much of a transcript a hook reads, from its end (the newest replies matter most: the end
+#: hook exists to catch the last turns whose own hook did not run), and for how long (a hook has
+#: a second or so). What is left unread is said, never silently dropped.
 MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
+READ_SECONDS = 0.5
+#: A transcript line longer than this is skipped unparsed: a tool result of megabytes, never a
+#: reply (an agent's reply is at most a few hundred kilobytes).
+MAX_LINE_BYTES = 2 * 1024 * 1024
+_CHUNK = 1024 * 1024
+_EDGE = 256  # how far before "journal" its fence is looked for, also across chunks
 _OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _JOURNAL = re.compile(r"[ \t]*journal[ \t]*", re.IGNORECASE)  # the info string of a block
 _MARKER = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
-_NEEDLE = re.compile(rb"(?i)(?:`{3,}|~{3,})[ \t]*journal")  # a line worth parsing
 
 
 class Message(NamedTuple):
@@ -47,6 +62,14 @@ class Message(NamedTuple):
 
     text: str
     day: dt.date | None = None
+
+
+class Reading(NamedTuple):
+    """The assistant messages read from a transcript, oldest first, and a one-line note of what
+    could not be read (None: nothing was left out)."""
+
+    messages: list[Message]
+    note: str | None = None
 
 
 def text_lines(text: str) -> list[str]:
@@ -91,30 +114,174 @@ def _closes(line: str, fence: str) -> bool:
 def assistant_messages(path: str | Path) -> list[Message]:
     """The assistant messages of a transcript that hold a ``journal`` block, oldest first;
     empty if the file is missing, unreadable or of a shape not known here."""
-    try:
-        data = read_file(Path(path), "transcript", limit=MAX_TRANSCRIPT_BYTES)
-    except (StorageError, UnsafePath):
-        return []
-    if not data or not _NEEDLE.search(data):
-        return []
-    stripped = data.lstrip()
-    if stripped.startswith(b"{") and b'"messages"' in data:
-        whole = _loads(data)
-        if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
-            return [m for m in map(_gemini, whole["messages"]) if m is not None]
-    return [m for m in map(_line, _lines_with_blocks(data)) if m is not None]
+    return read_transcript(path).messages
 
 
 def last_assistant_message(path: str | Path) -> Message | None:
     """The newest assistant message of a transcript that holds a ``journal`` block."""
-    found = assistant_messages(path)
+    found = read_transcript(path, newest_only=True).messages
     return found[-1] if found else None
 
 
-def _lines_with_blocks(data: bytes) -> Iterator[bytes]:
-    for line in data.splitlines():
-        if _NEEDLE.search(line):
-            yield line
+def read_transcript(
+    path: str | Path,
+    *,
+    newest_only: bool = False,
+    budget: int = MAX_TRANSCRIPT_BYTES,
+    seconds: float = READ_SECONDS,
+) -> Reading:
+    """The assistant messages of the transcript at ``path`` that hold a ``journal`` block (only
+    the newest with ``newest_only``), read from its end backwards: at most ``budget`` bytes,
+    for at most ``seconds``, holding at most a chunk and a line. The note says what was left
+    unread; a missing file is no transcript and has none."""
+    try:
+        fd = os.open(path, READ_FLAGS)
+    except FileNotFoundError:
+        return Reading([])
+    except OSError as exc:
+        return Reading([], f"transcript {path} not read: {exc.strerror}")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return Reading([], f"transcript {path} not read: it is {kind_of(st.st_mode)}")
+        whole = _gemini_document(fd, st.st_size, budget)
+        if whole is not None:
+            note = None if whole.note is None else f"transcript {path}: {whole.note}"
+            return Reading(whole.messages[-1:] if newest_only else whole.messages, note)
+        return _scan(fd, st.st_size, str(path), newest_only, budget, seconds)
+    except OSError as exc:
+        return Reading([], f"transcript {path} not read: {exc.strerror}")
+    finally:
+        os.close(fd)
+
+
+def _gemini_document(fd: int, size: int, budget: int) -> Reading | None:
+    """The messages of a Gemini CLI transcript, one JSON document (pretty-printed or on one
+    line) that can only be read whole; None if the file is not one: JSONL, a JSON object a
+    line, is read by `_scan`."""
+    head = os.pread(fd, _CHUNK, 0)
+    first, newline, rest = head.lstrip().partition(b"\n")
+    if not first.startswith(b"{") or b'"messages"' not in head:
+        return None
+    pretty = first.strip() == b"{"  # never a line of JSONL
+    if newline and rest.strip() and not pretty:
+        return None
+    if size > budget:
+        note = f"a JSON document of {_mb(size)}, over the {_mb(budget)} a hook reads; not read"
+        return Reading([], note) if pretty else None
+    chunks, offset = [head], len(head)
+    while chunk := os.pread(fd, _CHUNK, offset):
+        chunks.append(chunk)
+        offset += len(chunk)
+    data = b"".join(chunks)
+    if not _worth_parsing(data):
+        return Reading([])
+    whole = _loads(data)
+    if not isinstance(whole, dict) or not isinstance(whole.get("messages"), list):
+        return None
+    return Reading([m for m in map(_gemini, whole["messages"]) if m is not None])
+
+
+def _scan(fd: int, size: int, path: str, newest_only: bool, budget: int, seconds: float) -> Reading:
+    """The assistant messages of a JSONL transcript (Claude Code, Codex), newest first read."""
+    tail = _Tail(fd, size)
+    found: list[Message] = []
+    for line in tail.lines(budget, time.monotonic() + seconds):
+        message = _line(line) if _worth_parsing(line) else None
+        if message is not None:
+            found.append(message)
+            if newest_only:
+                return Reading(found)
+    found.reverse()
+    return Reading(found, tail.note(path, budget, seconds))
+
+
+class _Tail:
+    """A file's lines from its end backwards, a chunk at a time. A line over `MAX_LINE_BYTES`
+    is skipped without being held or parsed; one holding a journal fence is counted."""
+
+    def __init__(self, fd: int, size: int) -> None:
+        self.fd = fd
+        self.pos = size  # where the part not yet read ends
+        self.stop = 0  # where reading stops: the byte budget
+        self.unread = 0  # bytes left unread at the start of the file
+        self.fenced = 0  # lines over MAX_LINE_BYTES that held a journal fence
+        self._fence = False  # whether the line being skipped holds one so far
+        self._edge = b""  # the start of its piece read before (it comes after in the file)
+
+    def lines(self, budget: int, deadline: float) -> Iterator[bytes]:
+        """The non-blank lines, newest first, until ``budget`` bytes or ``deadline``."""
+        stop = self.stop = max(0, self.pos - budget)
+        carry = b""  # the newest line's part read so far (its start is further back)
+        skipping = False
+        while self.pos > stop and time.monotonic() < deadline:
+            n = min(_CHUNK, self.pos - stop)
+            self.pos -= n
+            chunk = os.pread(self.fd, n, self.pos)
+            if skipping:
+                newline = chunk.rfind(b"\n")
+                self._skip(chunk[newline + 1 :], ends=newline >= 0)
+                if newline < 0:
+                    continue
+                skipping, chunk = False, chunk[: newline + 1]
+            parts = (chunk + carry).split(b"\n")
+            carry = parts[0]
+            yield from self._complete(parts[:0:-1])
+            if len(carry) > MAX_LINE_BYTES:
+                self._skip(carry, ends=False)
+                skipping, carry = True, b""
+        if self.pos > 0:
+            self.unread = self.pos + len(carry)
+        elif skipping:
+            self._skip(b"", ends=True)
+        else:
+            yield from self._complete([carry])
+
+    def _complete(self, lines: list[bytes]) -> Iterator[bytes]:
+        for line in lines:
+            if len(line) > MAX_LINE_BYTES:
+                self._skip(line, ends=True)
+            elif line.strip():
+                yield line
+
+    def _skip(self, piece: bytes, *, ends: bool) -> None:
+        """Note one piece of a line too long to parse (``ends``: the piece is its start)."""
+        joined = piece + self._edge
+        self._fence = self._fence or _worth_parsing(joined)
+        self._edge = joined[:_EDGE]
+        if ends:
+            self.fenced += self._fence
+            self._fence, self._edge = False, b""
+
+    def note(self, path: str, budget: int, seconds: float) -> str | None:
+        """What was left unread, one line; None if nothing that could hold a reply was."""
+        said = []
+        if self.unread:
+            limit = f"its last {_mb(budget)}" if self.pos <= self.stop else f"for {seconds:g} s"
+            said.append(f"its first {_mb(self.unread)} not read (a hook reads {limit})")
+        if self.fenced:
+            said.append(
+                f"{self.fenced} line(s) over {_mb(MAX_LINE_BYTES)} holding a journal fence "
+                "skipped unparsed (taken for tool output)"
+            )
+        return f"transcript {path}: {'; '.join(said)}" if said else None
+
+
+def _worth_parsing(data: bytes) -> bool:
+    """Whether ``data`` holds a ``journal`` fence: a ``journal`` (any case) after a run of three
+    backticks or tildes and blanks. Plain searches: a pattern tried at every byte of megabytes of
+    tool output is many times slower, quadratic on a long run of backticks."""
+    lower = data.lower()
+    at = lower.find(b"journal")
+    while at >= 0:
+        if data[max(0, at - _EDGE) : at].rstrip(b" \t").endswith((b"```", b"~~~")):
+            return True
+        at = lower.find(b"journal", at + 1)
+    return False
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1024 / 1024:.1f} MB" if size >= 1024 * 1024 else f"{size} bytes"
 
 
 def _loads(data: bytes) -> Any:

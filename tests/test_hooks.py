@@ -273,6 +273,31 @@ def test_odd_lines_never_hold_back_the_others(logseq_vault: Path, env: dict[str,
     assert count_on_page(logseq_vault, "half a character ? here") == 1
 
 
+def test_a_huge_transcript_is_read_from_its_end_and_what_is_left_said(
+    logseq_vault: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    """A long session's transcript past the 64 MB a hook reads: its newest replies are taken,
+    the megabyte tool results skipped unparsed, and the part left unread is said in one line."""
+    early, late = "early in a long session [[Grafana]]", "late in a long session [[Flaky CI]]"
+    path = write_transcript("claude-code", tmp_path / "long.jsonl", [reply(early)])
+    tool = {"type": "user", "toolUseResult": {}, "message": {"role": "user", "content": "x"}}
+    line = json.dumps(tool).replace('"x"', '"' + "x" * (1 << 20) + '"') + "\n"
+    with path.open("a", encoding="utf-8") as out:
+        out.writelines(line for _ in range(66))
+    write_transcript("claude-code", tmp_path / "last.jsonl", [reply(late)])
+    with path.open("a", encoding="utf-8") as out:
+        out.write((tmp_path / "last.jsonl").read_text(encoding="utf-8"))
+    call = payload("claude-code", "end", "s1", transcript_path=str(path))
+    done = hook("claude-code", "SessionEnd", call, env, logseq_vault)
+    assert done.returncode == 0 and done.stdout == ""
+    [note] = done.stderr.splitlines()
+    assert f"transcript {path}: its first " in note and "MB not read" in note
+    deadline = time.monotonic() + 20  # what did not fit the budget is written detached
+    while time.monotonic() < deadline and count_on_page(logseq_vault, late) == 0:
+        time.sleep(0.05)
+    assert (count_on_page(logseq_vault, early), count_on_page(logseq_vault, late)) == (0, 1)
+
+
 HEAVY = ("networkx", "mistune", "httpx", "yaml", "edn_format", "rapidfuzz", "watchdog", "mcp")
 
 

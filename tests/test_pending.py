@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 import journal_agent
-from journal_agent import pending
+from journal_agent import pending, transcript
 from journal_agent.errors import BadArgument
 from journal_agent.pending import PendingStore, flush, make, record
-from journal_agent.transcript import assistant_messages, journal_bullets
+from journal_agent.transcript import assistant_messages, journal_bullets, read_transcript
 from journal_agent.vault import open_vault
 
 from .conftest import journal
@@ -301,6 +301,56 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
     )
     assert [journal_bullets(m.text) for m in assistant_messages(gemini)] == [["g"]]
     assert assistant_messages(tmp_path / "missing.jsonl") == []
+
+
+def test_a_transcript_is_read_from_its_end_skipping_huge_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read backwards a chunk at a time, whatever the chunk boundaries; a line too long to be a
+    reply is skipped unparsed; what is left unread, or skipped holding a fence, is said."""
+
+    def said(text: str) -> str:
+        return json.dumps({"type": "assistant", "message": {"role": "assistant", "content": text}})
+
+    tool = json.dumps({"type": "user", "toolUseResult": {}, "message": {"content": "x" * 500}})
+    fenced = tool.replace("xxx", "```journal\\n- tool output\\n", 1)
+    lines = [said(f"```journal\n- r{i}\n```") for i in range(4)]
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(
+        "\r\n".join([lines[0], tool, lines[1], "", fenced, lines[2], tool, lines[3]]).encode()
+    )
+    monkeypatch.setattr(transcript, "MAX_LINE_BYTES", 400)
+    texts = [f"```journal\n- r{i}\n```" for i in range(4)]
+    for chunk in [1, 2, 3, 7, 64, 399, 400, 401, 1000, 1 << 20]:
+        monkeypatch.setattr(transcript, "_CHUNK", chunk)
+        whole = read_transcript(path)
+        assert [m.text for m in whole.messages] == texts, chunk
+        assert whole.note == (
+            f"transcript {path}: 1 line(s) over 400 bytes holding a journal fence skipped "
+            "unparsed (taken for tool output)"
+        )
+        assert [m.text for m in read_transcript(path, newest_only=True).messages] == texts[3:]
+        tail = read_transcript(path, budget=len(lines[3]) + len(tool) + 3)  # from after lines[2]
+        unread = path.stat().st_size - len(lines[3]) - len(tool) - 3
+        assert tail == (
+            [transcript.Message(texts[3])],
+            f"transcript {path}: its first {unread} bytes not read (a hook reads its last "
+            f"{len(lines[3]) + len(tool) + 3} bytes)",
+        )
+    size = path.stat().st_size
+    assert read_transcript(path, seconds=0) == (
+        [],
+        f"transcript {path}: its first {size} bytes not read (a hook reads for 0 s)",
+    )
+    gemini = tmp_path / "g.json"  # one document: read whole, or not at all
+    gemini.write_text(json.dumps({"messages": [{"type": "gemini", "content": texts[0]}]}, indent=2))
+    assert read_transcript(gemini).messages == [transcript.Message(texts[0])]
+    assert read_transcript(gemini, budget=50) == (
+        [],
+        f"transcript {gemini}: a JSON document of {gemini.stat().st_size} bytes, over the 50 "
+        "bytes a hook reads; not read",
+    )
+    assert read_transcript(tmp_path).note == f"transcript {tmp_path} not read: it is a folder"
 
 
 def test_for_context_lists_one_agents_pending_bullets(logseq_vault: Path) -> None:
