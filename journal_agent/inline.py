@@ -45,8 +45,9 @@ _LATEX = r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
 # \( math \) and \[ math \]: to the first closing delimiter, across the paragraph's lines (an
 # unclosed one is an escaped bracket)
 _LATEX_BRACKETS = r"(?P<latexb>\\\([\s\S]*?\\\)|\\\[[\s\S]*?\\\])"
-# <scheme:link>, one word (mldoc's quick link); "//" after the colon is taken if it is there
-_AUTOLINK = r"(?P<autolink><[A-Za-z0-9]+:(?>(?://)?)[^ \t\n\r\f>]+>)"
+# <scheme:link>, one word (mldoc's quick link); "//" after the colon is taken if it is there,
+# and then something must follow it (no atomic group: Python 3.10 has none)
+_AUTOLINK = r"(?P<autolink><[A-Za-z0-9]+:(?://(?=[^ \t\n\r\f>])|(?!//))[^ \t\n\r\f>]+>)"
 _EXPORT_SNIPPET = r"(?P<export>@@[^ \t\n\r\f:]+: [^@\n\r]+@@)"  # @@html: <b>raw</b>@@
 # Hiccup, [:div ...]: a known HTML tag (and .class or #id), then to the "]" that closes it (see
 # `_hiccup_end`, which the pattern leaves to find).
