@@ -30,6 +30,8 @@ def kind_of(mode: int) -> str:
     """What a non-regular file is, in words."""
     if stat.S_ISDIR(mode):
         return "a folder"
+    if stat.S_ISLNK(mode):  # only an lstat sees one
+        return "a symbolic link"
     if stat.S_ISFIFO(mode):
         return "a FIFO"
     if stat.S_ISSOCK(mode):

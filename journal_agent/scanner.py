@@ -144,7 +144,7 @@ class _LogseqScan(Builder):
         self.drawer_done = False  # the current block's first property drawer has ended
         self.late_head = False  # the page's properties stand after other lines
         self.drawers: tuple[list[int], list[int]] | None = None  # the :END: lines, and after
-        self.keys: dict[str, int] = {}  # the current block's property keys, by line
+        self.keys: dict[str, int] = {}  # the page's property keys, by line (`record_property`)
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -177,7 +177,7 @@ class _LogseqScan(Builder):
                 (rest if hashes else rest[1:]).strip(),
                 marker,
             )  # after a '-'
-            self.in_props, self.drawer_done, self.keys = True, False, {}
+            self.in_props, self.drawer_done = True, False
             if priority:
                 block.priority = priority
             if "::" in title and (prop := PROPERTY_LINE.match(title)) is not None:

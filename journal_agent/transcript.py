@@ -111,18 +111,6 @@ def _closes(line: str, fence: str) -> bool:
     return stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0])
 
 
-def assistant_messages(path: str | Path) -> list[Message]:
-    """The assistant messages of a transcript that hold a ``journal`` block, oldest first;
-    empty if the file is missing, unreadable or of a shape not known here."""
-    return read_transcript(path).messages
-
-
-def last_assistant_message(path: str | Path) -> Message | None:
-    """The newest assistant message of a transcript that holds a ``journal`` block."""
-    found = read_transcript(path, newest_only=True).messages
-    return found[-1] if found else None
-
-
 def read_transcript(
     path: str | Path,
     *,

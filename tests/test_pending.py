@@ -15,7 +15,7 @@ import journal_agent
 from journal_agent import pending, transcript
 from journal_agent.errors import BadArgument
 from journal_agent.pending import PendingStore, flush, make, record
-from journal_agent.transcript import assistant_messages, journal_bullets, read_transcript
+from journal_agent.transcript import journal_bullets, read_transcript
 from journal_agent.vault import open_vault
 
 from .conftest import journal
@@ -291,7 +291,7 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
             ]
         )
     )
-    [message] = assistant_messages(claude)
+    [message] = read_transcript(claude).messages
     assert journal_bullets(message.text) == ["kept"] and message.day == dt.date(2026, 11, 24)
     gemini = tmp_path / "g.json"
     gemini.write_text(
@@ -299,8 +299,8 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
             {"messages": [{"type": "gemini", "content": [{"text": "```journal\n- g\n```"}]}]}
         )
     )
-    assert [journal_bullets(m.text) for m in assistant_messages(gemini)] == [["g"]]
-    assert assistant_messages(tmp_path / "missing.jsonl") == []
+    assert [journal_bullets(m.text) for m in read_transcript(gemini).messages] == [["g"]]
+    assert read_transcript(tmp_path / "missing.jsonl").messages == []
 
 
 def test_a_transcript_is_read_from_its_end_skipping_huge_lines(

@@ -180,8 +180,7 @@ def write_bundle(host: Host, folder: Path, *, force: bool = False) -> list[str]:
         except OSError as exc:
             raise os_error(exc, target, "write the bundle") from exc
         if not stat.S_ISREG(st.st_mode):
-            what = "a symbolic link" if stat.S_ISLNK(st.st_mode) else kind_of(st.st_mode)
-            raise UnsafePath(f"{target}: is {what}, not a file; nothing was written")
+            raise UnsafePath(f"{target}: is {kind_of(st.st_mode)}, not a file; nothing was written")
         if not force and target.read_bytes() != text.encode("utf-8"):
             clashes.append(rel)
     if clashes:
