@@ -9,6 +9,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
     import datetime as dt
+    from collections.abc import Callable
     from typing import Any, Literal
 
     Status = Literal["active", "resolved", "stale", "unmentioned"]
@@ -52,6 +53,39 @@ def status_object(
         "days_silent": silent,
         "mentions": n,
     }
+
+
+def status_encoder(thread: bool = False) -> Callable[..., str]:
+    """`status_object` (``thread``: `thread_object`, the text a last argument) as
+    ``json.dumps(…, ensure_ascii=False)`` writes it, by one format (``last`` is an ISO date):
+    the warm path lists every topic of a large vault, and building a dict of each for the
+    encoder cost as much again."""
+    from json.encoder import encode_basestring as quoted  # what ensure_ascii=False uses
+
+    def status(
+        title: str, path: str | None, status: str, last: str | None, silent: int | None, n: int
+    ) -> str:
+        where = "null" if path is None else quoted(path)
+        if silent is None:
+            return (
+                f'{{"topic": {quoted(title)}, "path": {where}, "status": "{status}", '
+                f'"last_mentioned": null, "days_silent": null, "mentions": {n}}}'
+            )
+        return (
+            f'{{"topic": {quoted(title)}, "path": {where}, "status": "{status}", '
+            f'"last_mentioned": "{last}", "days_silent": {silent}, "mentions": {n}}}'
+        )
+
+    def stale_thread(
+        title: str, path: str | None, _: str, last: str, silent: int, n: int, text: str | None
+    ) -> str:
+        return (
+            f'{{"topic": {quoted(title)}, "path": {"null" if path is None else quoted(path)}, '
+            f'"last_mentioned": "{last}", "days_silent": {silent}, "mentions": {n}, '
+            f'"last_text": {"null" if text is None else quoted(text)}}}'
+        )
+
+    return stale_thread if thread else status
 
 
 def thread_object(status: dict[str, Any], last_text: str | None) -> dict[str, Any]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
     from typing import Any, NoReturn
 
+    from .derived import Status
     from .summary import Summary
     from .walk import Listing
 
@@ -109,7 +110,8 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
     summary = current(raw, seen, stale) if refresh and seen else warm_summary(raw, seen)
     if summary is None:
         return None
-    result = respond(summary, query)
+    encoded = "--json" in query and not sys.stdout.isatty()  # as `render.json_text` writes it
+    result = respond(summary, query, encoded)
     if result is None:
         return None
     from . import render
@@ -119,7 +121,12 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
             stream.reconfigure(errors="backslashreplace")
     command = query["command"]
     text = {"stale": render.text_stale, "topics": render.text_topics}.get(command)
-    out = render.json_text(result) if "--json" in query else (text or render.text_status)(result)
+    if encoded and command != "status":
+        out = render.json_listing(result)
+    elif "--json" in query:
+        out = render.json_text(result)
+    else:
+        out = (text or render.text_status)(result)
     for warning in summary.warnings:
         render.fail(f"warning: {warning}", 0)
     return render.emit(out)
@@ -240,12 +247,15 @@ def watched(summary: Summary) -> bool:
     return vouched_at(watch["folder"], summary.guard["fingerprint"]) == summary.stamp
 
 
-def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:
-    """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell."""
+def respond(
+    summary: Summary, query: dict[str, Any], encoded: bool = False
+) -> dict[str, Any] | None:
+    """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell.
+    ``encoded``: each listed topic already encoded as JSON (`render.json_listing` prints it)."""
     import datetime as dt
     import functools
 
-    from .derived import recency, status_object, thread_object
+    from .derived import status_encoder, status_object, thread_object
 
     window: int = summary.guard["days"]
     if "--days" in query:
@@ -263,24 +273,58 @@ def respond(summary: Summary, query: dict[str, Any]) -> dict[str, Any] | None:
             return None  # `cli` says it is no day
     else:
         as_of = dt.date.today()
-    limit, titles = as_of.toordinal(), summary.titles
+    limit, titles, paths = as_of.toordinal(), summary.titles, summary.paths
 
     @functools.cache  # thousands of topics, a few hundred days
     def last(silent: int | None) -> str | None:
         return None if silent is None else dt.date.fromordinal(limit - silent).isoformat()
 
-    def entry(i: int, status: str, silent: int | None, end: int, n: int) -> dict[str, Any]:
-        return status_object(titles[i], summary.paths[i], status, last(silent), silent, n)
-
     if query["command"] == "status":
         i = summary.spelled.get(query["topic"])
-        return None if i is None else entry(i, *summary.row(i, limit, window))
+        if i is None:
+            return None
+        status, silent, _, n = summary.row(i, limit, window)
+        return status_object(titles[i], paths[i], status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
-    rows = summary.rows(limit, window, only, "--all-pages" in query)
-    rows.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], titles[r[0]]))
-    items = [entry(*row) for row in rows]
+    rows = listed(summary, limit, window, only, "--all-pages" in query)
+    head = {"as_of": as_of.isoformat(), "days": window}
     if only is None:
-        return {"as_of": as_of.isoformat(), "days": window, "topics": items}
+        make = status_encoder() if encoded else status_object
+        head["topics"] = [make(titles[i], paths[i], s, last(d), d, n) for i, s, d, _, n in rows]
+        return head
     texts = [summary.strings[summary.texts[end - 1]] for _, _, _, end, _ in rows]
-    threads = [thread_object(item, text) for item, text in zip(items, texts, strict=True)]
-    return {"as_of": as_of.isoformat(), "days": window, "threads": threads}
+    if encoded:
+        thread = status_encoder(thread=True)
+        head["threads"] = [
+            thread(titles[i], paths[i], s, last(d), d, n, text)
+            for (i, s, d, _, n), text in zip(rows, texts, strict=True)
+        ]
+    else:
+        items = [status_object(titles[i], paths[i], s, last(d), d, n) for i, s, d, _, n in rows]
+        head["threads"] = [thread_object(*pair) for pair in zip(items, texts, strict=True)]
+    return head
+
+
+def listed(
+    summary: Summary, limit: int, window: int, only: str | None, all_pages: bool
+) -> list[tuple[int, Status, int | None, int, int]]:
+    """`Summary.rows` in the listing's order (`derived.recency`). Where every status is asked
+    for, the topics never mentioned, most of a large vault's, are not looped over one by one:
+    unmentioned on any day, they follow the others in title order."""
+    from .derived import recency
+
+    titles = summary.titles
+    order = lambda r: recency(None if r[2] is None else limit - r[2], titles[r[0]])  # noqa: E731
+    if only is not None:
+        rows = summary.rows(limit, window, only, all_pages)
+        rows.sort(key=order)
+        return rows
+    rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
+    dated = [row for row in rows if row[2] is not None]
+    dated.sort(key=order)
+    undated = [row[0] for row in rows if row[2] is None]  # mentioned after the as-of day only
+    undated += summary.unmentioned(all_pages)
+    undated.sort()  # ties keep the positions' order, as in `rows`
+    undated.sort(key=lambda i: titles[i].lower())
+    starts = summary.starts
+    return dated + [(i, "unmentioned", None, starts[i], 0) for i in undated]

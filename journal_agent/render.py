@@ -55,6 +55,16 @@ def json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2 if sys.stdout.isatty() else None)
 
 
+def json_listing(result: dict[str, Any]) -> str:
+    """`json_text` of a listing (its last value a list) whose items are already encoded
+    (`derived.status_encoder`), for a pipe or a file."""
+    import json
+
+    *head, (key, items) = result.items()
+    start = json.dumps(dict(head), ensure_ascii=False)[:-1]
+    return f"{start}, {json.dumps(key)}: [{', '.join(items)}]}}"
+
+
 def emit(out: str) -> int:
     """Print the answer; a reader that left (`| head`) is not an error, a full disk is."""
     try:

@@ -23,7 +23,7 @@ import marshal
 import os
 from array import array
 from itertools import compress
-from operator import ne
+from operator import eq, gt, ne
 
 from .derived import recency, status_of
 
@@ -286,6 +286,15 @@ class Summary:
         topics of a large vault have none, and a status other than unmentioned needs one."""
         starts = self.starts
         return compress(range(len(self.titles)), map(ne, starts[:-1], starts[1:]))
+
+    def unmentioned(self, all_pages: bool) -> list[int]:
+        """The positions of the topics listed (``all_pages``: see `rows`) with no dated
+        mention on any day, found in C."""
+        starts = self.starts
+        never: Iterator[bool] = map(eq, starts[:-1], starts[1:])
+        if not all_pages:
+            never = map(gt, never, self.extra)  # never mentioned, and not an extra page (0)
+        return list(compress(range(len(self.titles)), never))
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""

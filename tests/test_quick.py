@@ -63,7 +63,27 @@ def warm(words: list[str], capsys: pytest.CaptureFixture[str]) -> Run:
     return code, out.out, out.err
 
 
+def strange_vault(root: Path) -> Path:
+    """Names and texts JSON must escape, titles alike but for case, a topic mentioned only
+    after the as-of day, and Logseq's built-in pages (``--all-pages``)."""
+    names = ['say "hi"', "back\\slash", "tab\tname", "Ünïcode 😀", "\u2028line", "abc", "ABD"]
+    for name in names:
+        (root / "pages").mkdir(parents=True, exist_ok=True)
+        (root / "pages" / f"{name}.md").write_text(f"- {name}\n")
+    (root / "pages" / "Titled.md").write_text('title:: Ctrl \x01 \\ "q"\n\n- body\n')
+    (root / "pages" / "Later.md").write_text("- later\n")
+    days = {"2026-10-01": names[:3], "2026-11-20": names[3:], "2026-11-28": ['Ctrl \x01 \\ "q"']}
+    for day, linked in days.items():
+        text = "".join(f'- TODO [[{n}]] said "x\\y" \x02 é\n' for n in linked)
+        (root / "journals").mkdir(exist_ok=True)
+        journal(root, day).write_text(text)
+    journal(root, "2026-12-24").write_text("- [[Later]] after the as-of day\n")
+    return root
+
+
 def vault_of(request: pytest.FixtureRequest, tmp_path: Path, fixture: str) -> Path:
+    if fixture == "strange":
+        return strange_vault(tmp_path / "strange")
     if fixture == "generated":
         return write_graph(tmp_path / "generated", generate(seed=5, pages=120, days=90))
     if fixture.endswith("_vault"):
@@ -74,7 +94,14 @@ def vault_of(request: pytest.FixtureRequest, tmp_path: Path, fixture: str) -> Pa
 
 @pytest.mark.parametrize(
     "fixture",
-    ["logseq_vault", "obsidian_vault", "markdown_vault", "generated", *[r.name for r in RULES]],
+    [
+        "logseq_vault",
+        "obsidian_vault",
+        "markdown_vault",
+        "generated",
+        "strange",
+        *[r.name for r in RULES],
+    ],
 )
 def test_the_warm_path_prints_what_the_cli_prints(
     request: pytest.FixtureRequest,
