@@ -7,18 +7,42 @@ of those few files, read from the cached index (or scanned, for a handful) and r
 the side file: no registry, no pass over every page. Anything uncertain (a name the summary
 does not know for certain, a side file of another summary, a file whose count differs) returns
 None, and the caller builds the graph.
+
+A topic that thousands of page bodies mention (the project every page links) would cost each
+timeline those thousands of files' facts, loaded and decoded: 150 ms at 20,000 pages. So what
+was found for such a topic is kept, per file (`Memo`), and a later timeline takes a file's kept
+backlinks while they are certainly still its: the file's stat is the one kept, every name they
+were found by still lands on the topic, and the side file counts as many of its blocks for the
+topic as are kept. (Unchanged, the file still holds those blocks; they land on the topic, and
+no other block does, since they are as many as land now.) Other files are read as before.
 """
 
 from __future__ import annotations
 
 import bisect
+import marshal
+import os
+import time
 from array import array
+from collections.abc import Callable, Iterable
+from hashlib import blake2b
 from operator import itemgetter
 
 from .queries import Backlink, Topic
 from .registry import Page, query_keys
 from .summary import Summary, summary_path
 from .vault import PageFile, Vault
+
+#: A topic mentioned in more files than this has what was found for it kept (`Memo`): below it,
+#: the files are read faster than the whole cached index is loaded (`index.FEW_FILES`).
+MEMO_MIN = 64
+#: The topics kept at most, per vault: those written last.
+MEMO_TOPICS = 16
+#: The shape of what is kept: another version's is not read.
+MEMO_FORMAT = 1
+#: What is kept of a file: its stat, the names its blocks landed on the topic by, and its
+#: backlinks (`Backlink` fields).
+Kept = tuple[int, int, int, tuple[str, ...], tuple[tuple[object, ...], ...]]
 
 
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
@@ -32,7 +56,7 @@ def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
 
 
 def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
-    from .index import facts_of
+    from .index import RACY_NS, facts_of
     from .sidecar import load_side, stat_of
 
     i = summary.find(query_keys(vault)(name))
@@ -42,33 +66,110 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     topic = Topic(Page(summary.titles[i], summary.paths[i]))
     topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
     counts = _undated_counts(side.pairs, side.spans, i)
+    if any(side.own[n] == i for n in counts):
+        return None  # the side file counts no mention of a page on itself
     rels = side.rels
-    files = [PageFile(rels[n], *stat_of(side, n)) for n in counts]
-    facts = facts_of(vault, files)
+    memo = Memo(vault, summary, i) if len(counts) > MEMO_MIN else None
     # per folder, the names as written seen so far, and those of them that land on topic i:
     # a hot topic's files hold hundreds of thousands of mentions, each tested in C
     seen: dict[str, tuple[set[str], set[str]]] = {}
-    for (n, count), file in zip(counts.items(), files, strict=True):
-        found = facts[file.rel]
-        if isinstance(found, str):
-            return None  # it was readable when the summary was built
-        if i == side.own[n]:
-            return None  # the side file counts no mention of a page on itself
-        folder = file.rel.rpartition("/")[0] if side.by_folder else ""
+
+    def landing(rel: str, names: set[str]) -> set[str]:
+        """Those of all names seen in ``rel``'s folder that land on topic i."""
+        folder = rel.rpartition("/")[0] if side.by_folder else ""
         known, lands = seen.setdefault(folder, (set(), set()))
-        names = set(map(itemgetter(0), found.mentions))
-        for name in names - known:
-            if i in (side.targets.get(folder, name) or ()):
-                lands.add(name)
+        for new in names - known:
+            if i in (side.targets.get(folder, new) or ()):
+                lands.add(new)
         known |= names
+        return lands
+
+    found: dict[int, list[Backlink]] = {}
+    read: dict[int, PageFile] = {}
+    for n, count in counts.items():
+        file = PageFile(rels[n], *stat_of(side, n))
+        kept = memo.take(file, count, landing) if memo else None
+        if kept is None:
+            read[n] = file
+        else:
+            found[n] = kept
+    facts, settled = facts_of(vault, list(read.values())), time.time_ns() - RACY_NS
+    for n, file in read.items():
+        page = facts[file.rel]
+        if isinstance(page, str):
+            return None  # it was readable when the summary was built
+        lands = landing(file.rel, set(map(itemgetter(0), page.mentions)))
         lines: dict[int, Backlink] = {}
-        for _, line, resolution, text in [m for m in found.mentions if m[0] in lands]:
-            if line not in lines:
-                lines[line] = Backlink(None, found.title, file.rel, line, text, resolution)
-        if len(lines) != count:
+        by: set[str] = set()
+        for mentioned, line, resolution, text in page.mentions:
+            if mentioned in lands:
+                by.add(mentioned)
+                if line not in lines:
+                    lines[line] = Backlink(None, page.title, file.rel, line, text, resolution)
+        if len(lines) != counts[n]:
             return None
-        topic.backlinks += lines.values()
+        found[n] = list(lines.values())
+        if memo is not None and file.mtime_ns < settled:  # else an edit may keep its stat
+            memo.keep(file, by, found[n])
+    for n in counts:  # in the listing's order, as the graph has them
+        topic.backlinks += found[n]
+    if memo is not None and read:
+        memo.save(rels[n] for n in counts)
     return topic
+
+
+class Memo:
+    """What was found for one hot topic, kept per file (see the module): a marshalled dict of
+    each file's `Kept`, a file of its own beside the summary for each of the `MEMO_TOPICS`
+    topics written last. Derived and deletable like the rest of the cache."""
+
+    def __init__(self, vault: Vault, summary: Summary, i: int) -> None:
+        who = f"{summary.paths[i]}\0{summary.titles[i]}".encode("utf-8", "surrogateescape")
+        self.path = f"{summary_path(vault)}.hot-{blake2b(who, digest_size=8).hexdigest()}"
+        self.kept: dict[str, Kept] = {}
+        try:
+            with open(self.path, "rb") as f:
+                kept = marshal.loads(f.read())
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if type(kept) is tuple and len(kept) == 2 and kept[0] == MEMO_FORMAT:
+            self.kept = kept[1]  # else another version's: written anew
+
+    def take(
+        self, file: PageFile, count: int, landing: Callable[[str, set[str]], set[str]]
+    ) -> list[Backlink] | None:
+        """``file``'s kept backlinks if they are certainly all of its ``count`` now (see the
+        module; ``landing``: which of a file's names land on the topic); else None."""
+        kept = self.kept.get(file.rel)
+        try:
+            if kept is None or kept[:3] != file[1:] or len(kept[4]) != count:
+                return None
+            names = set(kept[3])
+            return list(map(Backlink._make, kept[4])) if names <= landing(file.rel, names) else None
+        except (TypeError, ValueError, IndexError):  # a damaged file: read as if not kept
+            return None
+
+    def keep(self, file: PageFile, names: set[str], found: list[Backlink]) -> None:
+        """Keep ``found``, the backlinks of ``file`` by ``names``."""
+        self.kept[file.rel] = (*file[1:], tuple(names), tuple(map(tuple, found)))
+
+    def save(self, rels: Iterable[str]) -> None:
+        """Keep what is known of the files ``rels`` (those the topic is in now), and forget the
+        topics asked for longest ago."""
+        from pathlib import Path
+
+        from .cachedir import write_atomic
+
+        kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
+        write_atomic(Path(self.path), marshal.dumps((MEMO_FORMAT, kept)))
+        folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
+        try:
+            others = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
+            others.sort(key=lambda e: e.stat().st_mtime_ns, reverse=True)
+            for old in others[MEMO_TOPICS:]:
+                os.unlink(old.path)
+        except OSError:
+            pass  # a cache that cannot be tidied only costs room
 
 
 def _undated_counts(pairs: array[int], spans: array[int], i: int) -> dict[int, int]:

@@ -168,3 +168,111 @@ def test_a_topics_undated_counts_are_found_as_a_step_per_pair_finds_them(seed: i
         }
         found = _undated_counts(pairs, spans, i)
         assert found == expected and list(found) == sorted(expected), i
+
+
+@pytest.fixture
+def memo_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every topic's backlinks kept (`backlinks.Memo`), not only those of topics in more than
+    `backlinks.MEMO_MIN` files (the fixture vaults have none)."""
+    from journal_agent import backlinks
+
+    monkeypatch.setattr(backlinks, "MEMO_MIN", 0)
+
+
+def timelines(root: Path, use_cache: bool) -> list[Any]:
+    names = [p.title for p in load_registry(open_vault(root), use_cache=False)[0]]
+    return [answer(root, name, use_cache) for name in sorted(names)]
+
+
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault"])
+@pytest.mark.parametrize("seed", range(4))
+def test_kept_backlinks_are_the_graphs_after_random_edits(
+    request: pytest.FixtureRequest, fixture: str, seed: int, memo_all: None
+) -> None:
+    """Pages edited, added, deleted, renamed or given an alias between timelines: what each
+    warm timeline takes from what the last one kept is still the graph's."""
+    import random
+
+    from .test_summary_patch import backdate, backdate_all, edit_page, reshape
+
+    root: Path = request.getfixturevalue(fixture)
+    rng = random.Random(seed)
+    vault = open_vault(root)
+    files = sorted(p for p in root.rglob("*.md") if not any(x.startswith(".") for x in p.parts))
+    pages = [p for p in files if vault.date_of(p.relative_to(root).as_posix()) is None]
+    others = [ln for p in files for ln in p.read_text().splitlines() if ln.startswith("- ")]
+    backdate_all(root)
+    assert timelines(root, True) == timelines(root, False)
+    for _round in range(5):
+        for path in rng.sample(pages, min(len(pages), rng.randint(1, 3))):
+            edit_page(rng, path, others)
+            backdate(path)
+        if rng.random() < 0.5:
+            reshape(rng, vault.flavor.name, pages, others)
+        assert timelines(root, True) == timelines(root, False)
+
+
+def test_a_kept_backlink_whose_name_lands_elsewhere_now_is_read_again(
+    tmp_path: Path, memo_all: None
+) -> None:
+    """An alias moves from one name to another while the file that uses both keeps its bytes:
+    the topic has as many blocks in it as before, but other ones."""
+    root = tmp_path / "v"
+    (root / "pages").mkdir(parents=True)
+    (root / "logseq").mkdir()
+    (root / "logseq" / "config.edn").write_text("{}")
+    notes = root / "pages" / "Notes.md"
+    notes.write_text("- about [[Y]]\n- about [[Z]]\n")
+    (root / "pages" / "X.md").write_text("alias:: Y\n\n- x\n")
+    from .test_summary_patch import backdate_all
+
+    backdate_all(root)
+    stat = notes.stat()
+    assert [e["text"] for e in api.timeline("X", vault=root).to_json()["entries"]] == [
+        "about [[Y]]"
+    ]
+    (root / "pages" / "X.md").write_text("alias:: Z\n\n- x\n")
+    backdate_all(root)
+    os.utime(notes, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # its stat as kept
+    found = api.timeline("X", vault=root).to_json()
+    assert [e["text"] for e in found["entries"]] == ["about [[Z]]"]
+    assert found == api.timeline("X", vault=root, use_cache=False).to_json()
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", "another format", "a wrong shape"])
+def test_damaged_kept_backlinks_are_read_again(
+    logseq_vault: Path, memo_all: None, damage: Any
+) -> None:
+    import marshal
+
+    from journal_agent import backlinks
+    from journal_agent.summary import summary_path
+
+    from .test_summary_patch import backdate_all
+
+    backdate_all(logseq_vault)
+    before = timelines(logseq_vault, True)
+    kept = list(Path(summary_path(open_vault(logseq_vault))).parent.glob("*.hot-*"))
+    assert kept
+    for path in kept:
+        if damage == "another format":
+            data = marshal.dumps((backlinks.MEMO_FORMAT + 1, marshal.loads(path.read_bytes())[1]))
+        elif damage == "a wrong shape":
+            found = marshal.loads(path.read_bytes())[1]
+            data = marshal.dumps((backlinks.MEMO_FORMAT, {rel: (1, 2) for rel in found}))
+        else:
+            data = damage
+        path.write_bytes(data)
+    assert timelines(logseq_vault, True) == before == timelines(logseq_vault, False)
+
+
+def test_only_the_topics_written_last_are_kept(
+    logseq_vault: Path, memo_all: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from journal_agent import backlinks
+    from journal_agent.summary import summary_path
+
+    monkeypatch.setattr(backlinks, "MEMO_TOPICS", 2)
+    timelines(logseq_vault, True)
+    folder = Path(summary_path(open_vault(logseq_vault))).parent
+    assert len(list(folder.glob("*.hot-*"))) == 2
