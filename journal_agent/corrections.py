@@ -231,7 +231,7 @@ def audit_entries(
 
 def _watched(vault: Vault) -> dict[tuple[str, str], Any]:
     """What `journal-agent watch` saw happen to agent bullets: the latest per (page, hash)."""
-    from .watch import read_observations
+    from .watchbullets import read_observations
 
     try:
         observations = read_observations(StateDir.of(vault.root))

@@ -10,13 +10,10 @@ just two events on the same page. Each refresh:
 * brings the status summary up to date (the next query or hook pays only the stat of each
   file, or nothing: below), stat-ing only the files the events name (`walk.relisted`) while
   that lists the vault right (no link in it, no folder that came, went or moved), and
-* compares each changed journal page that holds agent bullets (per the ledger) with the copy
-  seen before: a bullet a person deleted, edited or moved out of its owned block is recorded,
-  with the time it was seen, in ``events.jsonl`` of the state folder (which `audit` reads; each
-  is told apart the way `audit` tells it, `corrections.placed` and `corrections.match_edits`).
-  A save that dropped agent bullets *and* other recent changes at once — an app writing an
-  older copy of the page over it, as Logseq can (logseq/logseq#11327) — is reported on stderr
-  and recorded as lost, never restored.
+* compares each changed page with the copy seen before (`watchbullets`): a bullet a person
+  deleted, edited or moved out of its owned block is recorded in ``events.jsonl`` of the state
+  folder, as `audit` would tell it; a save that dropped agent bullets *and* other recent changes
+  at once (an app writing an older copy over the page) is reported on stderr as lost.
 
 Once the vault has been quiet for `QUIET` seconds after a refresh, the watcher lists it in full,
 and refreshes as above if that finds what no event told of, then brings the cached index up to
@@ -35,7 +32,6 @@ it is made; a query in those milliseconds answers as of just before it.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import os
 import signal
@@ -45,16 +41,14 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from .corrections import match_edits, placed
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
-from .ledger import Ledger, now_utc, text_hash
-from .records import Record
 from .state import PageLock, StateDir
 from .vault import Vault
 from .walk import SKIP_DIRS, blocks, page_files, relisted
+from .watchbullets import Bullets
 from .watchstamp import DIRTY, LOCK_KEY, STAMP
 
 if TYPE_CHECKING:
@@ -68,73 +62,10 @@ MAX_DELAY = 2.0  # ... but never later than this after the first event of a burs
 QUIET = 5.0
 CHECK_EVERY = 60.0  # seconds between full listings when no event comes (`_check`)
 POLL_INTERVAL = 1.0  # seconds between scans of the polling observer
-RECENT = 600.0  # seconds: a line added this recently is a "recent change"
-EVENTS = "events.jsonl"
 SETTINGS = "\0settings"  # stands for a changed settings file among the changed pages
 EVERYTHING = "\0everything"  # events were lost: any page may have changed
 RELIST = "\0relist"  # a folder came, went, moved or changed its permissions: list in full
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
-
-
-class Observation(NamedTuple):
-    """What watch saw happen to one agent bullet."""
-
-    kind: str  # "deleted", "edited", "moved" (on the page) or "lost" (with other recent lines)
-    page: str
-    agent: str
-    hash: str
-    text: str
-    seen: str  # when (ISO time, UTC)
-    now: str | None = None  # edited: the text as it stands now
-    evidence: str | None = None  # lost: what else the save dropped
-
-    def describe(self) -> str:
-        if self.kind == "lost":
-            return (
-                f"{self.page}: a save dropped {self.agent}'s bullet together with {self.evidence}"
-                f" (an app writing an older copy over the page?); not restored: {self.text!r}"
-            )
-        if self.kind == "edited":
-            return (
-                f"{self.page}: a person edited {self.agent}'s bullet {self.text!r} into "
-                f"{self.now!r}"
-            )
-        if self.kind == "moved":
-            return (
-                f"{self.page}: a person moved {self.agent}'s bullet {self.text!r} out of its "
-                "owned block (it stands elsewhere on the page)"
-            )
-        return f"{self.page}: a person deleted {self.agent}'s bullet {self.text!r}"
-
-
-class _Copy(Record):
-    """A journal page as watch last saw it."""
-
-    __slots__ = ("lines", "agents", "outside", "added")
-
-    def __init__(
-        self,
-        lines: set[str],
-        #: agent -> {hash: text} of its bullets in its owned block
-        agents: dict[str, dict[str, str]],
-        outside: dict[str, set[str]],  # agent -> hashes of the page's bullets outside its block
-        added: dict[str, float] | None = None,  # line -> when it first appeared
-    ) -> None:
-        self.lines = lines
-        self.agents = agents
-        self.outside = outside
-        self.added = {} if added is None else added
-
-
-def read_observations(state: StateDir) -> list[Observation]:
-    """Every observation watch recorded, oldest first (a torn line is skipped)."""
-    out = []
-    for line in state.read(EVENTS).splitlines():
-        try:
-            out.append(Observation(**json.loads(line)))
-        except (ValueError, TypeError):
-            continue
-    return out
 
 
 def _listable(rel: str) -> bool:
@@ -178,7 +109,7 @@ class Watcher:
         self._last = 0.0
         self._lock = threading.Lock()
         self._wake = threading.Event()
-        self._copies: dict[str, _Copy] = {}
+        self.bullets = Bullets(vault, self.state, report)
         self._listing: tuple[list[Stat], list[str]] | None = None  # the vault as last listed
         self._plain = False  # ... and that listing met no link and no warning (`_list`)
         self._quiet_due: float | None = None  # when `_settle` is due
@@ -261,7 +192,7 @@ class Watcher:
         log = logging.getLogger("watchdog.observers.inotify_c")
         log.addHandler(overflow)
         try:
-            self._remember_all()
+            self.bullets.remember_all()
             observer = self._observer()
             try:
                 self.refresh(set())
@@ -366,11 +297,11 @@ class Watcher:
         try:
             if SETTINGS in changed:
                 changed.discard(SETTINGS)
-                self.vault = open_vault(self.vault.root)
+                self.vault = self.bullets.vault = open_vault(self.vault.root)
                 self._listing = None  # its rules may have changed
             if EVERYTHING in changed:
                 changed.discard(EVERYTHING)
-                changed.update(self._copies)
+                changed.update(self.bullets.copies)
                 self._listing = None
             if RELIST in changed:
                 changed.discard(RELIST)
@@ -379,7 +310,7 @@ class Watcher:
             summary = api.Query.of(self.vault, None, None, True).summary(listed=listed)
             self.state.replace(STAMP, f"{_fingerprint(self.vault)}\n{summary.stamp}".encode())
             for rel in sorted(changed):
-                self._compare(rel)
+                self.bullets.compare(rel)
         except JournalAgentError as exc:  # a bad setting, a full disk: say it, keep watching
             self.report(f"watch: {exc}")
         finally:
@@ -442,133 +373,6 @@ class Watcher:
         self._mark_dirty()
         self.refresh({f[0] for f in missed}, listed)
         return None
-
-    # -- agent bullets -----------------------------------------------------------------------
-
-    def _remember_all(self) -> None:
-        """Take the first copy of every page the ledger says agents wrote on."""
-        pages = {e.page for e in Ledger(self.state).entries()}
-        for rel in pages:
-            copy = self._read(rel)
-            if copy is not None:
-                self._copies[rel] = copy
-
-    def _read(self, rel: str) -> _Copy | None:
-        try:
-            outline = self.vault.read_page(rel)
-        except JournalAgentError:
-            return None
-        mine: dict[str, dict[str, str]] = {}
-        outside: dict[str, set[str]] = {}
-        agents = {e.agent for e in Ledger(self.state).entries(rel)}
-        hashes = [text_hash(b.text) for b in outline.blocks]
-        for agent in agents:  # every bullet in the block, as `audit` reads it: nested or not
-            _heads, inside, outside[agent] = placed(outline, agent, hashes)
-            mine[agent] = {hashes[i]: outline.blocks[i].text for i in sorted(inside)}
-        lines = {ln.strip() for ln in outline.text.splitlines() if ln.strip()}
-        return _Copy(lines, mine, outside)
-
-    def _compare(self, rel: str) -> None:
-        before = self._copies.get(rel)
-        after = self._read(rel)
-        if after is None:
-            self._copies.pop(rel, None)
-            return
-        now = time.time()
-        if before is None:
-            after.added = dict.fromkeys(after.lines, now)
-            self._copies[rel] = after
-            return
-        after.added = {ln: before.added.get(ln, now) for ln in after.lines}
-        self._copies[rel] = after
-        written = {(e.agent, e.hash): e.text for e in Ledger(self.state).entries(rel)}
-        gone = [
-            (agent, h, t)
-            for agent, bullets in before.agents.items()
-            for h, t in bullets.items()
-            if (agent, h) in written and h not in after.agents.get(agent, {})
-        ]
-        if gone:
-            self._record(rel, before, after, gone, {h for _a, h in written}, now)
-
-    def _record(
-        self,
-        rel: str,
-        before: _Copy,
-        after: _Copy,
-        gone: list[tuple[str, str, str]],
-        known: set[str],
-        now: float,
-    ) -> None:
-        """Record what became of the ``gone`` bullets: moved out of the owned block (it stands
-        elsewhere on the page, as `audit` says), lost with other recent lines, edited (``known``:
-        the hashes agents wrote on the page, never a person's edit), or deleted."""
-        dropped = before.lines - after.lines
-        seen = now_utc()
-        moved = {(a, h) for a, h, _t in gone if h in after.outside.get(a, set())}
-        rest = [g for g in gone if g[:2] not in moved]
-        lost = {(a, h): ev for a, h, _t in rest if (ev := _evidence(before, dropped, gone, a, now))}
-        edits = _edits(before, after, [g for g in rest if g[:2] not in lost], known)
-        found = []
-        for agent, h, text in gone:
-            if (agent, h) in moved:
-                found.append(Observation("moved", rel, agent, h, text, seen))
-            elif (agent, h) in lost:
-                evidence = lost[agent, h]
-                found.append(Observation("lost", rel, agent, h, text, seen, evidence=evidence))
-            elif (agent, h) in edits:
-                now_text = edits[agent, h]
-                found.append(Observation("edited", rel, agent, h, text, seen, now=now_text))
-            else:
-                found.append(Observation("deleted", rel, agent, h, text, seen))
-        self._append(found)
-        for o in found:
-            self.report(f"watch: {o.describe()}")
-
-    def _append(self, found: list[Observation]) -> None:
-        payload = "".join(json.dumps(o._asdict(), ensure_ascii=False) + "\n" for o in found)
-        try:
-            fd = self.state.open(EVENTS, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        except JournalAgentError as exc:
-            self.report(f"watch: cannot record what it saw: {exc}")
-            return
-        try:
-            os.write(fd, payload.encode("utf-8"))
-        except OSError as exc:
-            self.report(f"watch: cannot record what it saw: {exc.strerror}")
-        finally:
-            os.close(fd)
-
-
-def _evidence(
-    before: _Copy, dropped: set[str], gone: list[tuple[str, str, str]], agent: str, now: float
-) -> str | None:
-    """What else the save that dropped ``agent``'s bullets dropped: recent lines that are not
-    this agent's own (None if nothing: a person's deletion or edit)."""
-    own = {f"- {t}" for a, _h, t in gone if a == agent} | {f"- {agent} log"}
-    others = sorted(
-        ln for ln in dropped if ln not in own and now - before.added.get(ln, 0.0) <= RECENT
-    )
-    return f"{len(others)} other recent line(s), e.g. {others[0]!r}" if others else None
-
-
-def _edits(
-    before: _Copy, after: _Copy, gone: list[tuple[str, str, str]], known: set[str]
-) -> dict[tuple[str, str], str]:
-    """What each (agent, hash) of ``gone`` was edited into: a bullet new in that agent's owned
-    block that no agent wrote, matched as `audit` matches (each at most once, best pair first)."""
-    out: dict[tuple[str, str], str] = {}
-    for agent in dict.fromkeys(a for a, _h, _t in gone):
-        mine = [(h, t) for a, h, t in gone if a == agent]
-        had = before.agents.get(agent, {})
-        new = [
-            t
-            for h, t in after.agents.get(agent, {}).items()
-            if h not in had and h not in known and t.strip()
-        ]
-        pairs = match_edits([t for _h, t in mine], new)
-        out.update({(agent, mine[n][0]): text for n, (text, _score) in pairs.items()})
-    return out
 
 
 def watch(vault: Vault, *, poll: bool = False, report: Callable[[str], None]) -> None:

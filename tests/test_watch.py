@@ -22,7 +22,8 @@ from journal_agent import WatchRunning
 from journal_agent.index import load_index
 from journal_agent.state import StateDir
 from journal_agent.vault import open_vault
-from journal_agent.watch import DEBOUNCE, Watcher, read_observations
+from journal_agent.watch import DEBOUNCE, Watcher
+from journal_agent.watchbullets import read_observations
 from journal_agent.watchstamp import DIRTY
 
 from .conftest import journal, pin_today
