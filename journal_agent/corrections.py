@@ -27,8 +27,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
-from collections.abc import Iterable, Sequence
-from typing import Any, Literal, NamedTuple
+from collections.abc import Container, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .derived import window_start
 from .errors import BadArgument, JournalAgentError, UnreadablePage
@@ -38,6 +38,9 @@ from .owned import owned_subtrees, owner_header
 from .records import Record
 from .state import StateDir
 from .vault import Vault
+
+if TYPE_CHECKING:
+    from .walk import Stat
 
 Kind = Literal["deleted", "edited", "moved", "lost", "block-removed"]
 KINDS: tuple[Kind, ...] = ("edited", "moved", "lost", "block-removed", "deleted")
@@ -211,7 +214,8 @@ def audit_entries(
         open_ += unexplained
     seen = _watched(vault) if found or open_ else {}
     if open_:
-        moved = _moved_elsewhere(vault, [e for e, _ in open_], known, search_limit)
+        files = vault.listing([])
+        moved = moved_elsewhere(vault, [e for e, _ in open_], known, files, search_limit)
         backups: _Backups = {}
         for e, has_block in open_:
             lost = seen.get((e.page, e.hash))
@@ -325,36 +329,41 @@ def match_edits(missing: Sequence[str], candidates: Sequence[str]) -> dict[int, 
     return out
 
 
-def _moved_elsewhere(
-    vault: Vault, entries: list[Entry], known: set[tuple[str, str]], limit: int | None
+def moved_elsewhere(
+    vault: Vault,
+    entries: Sequence[Entry],
+    known: Container[tuple[str, str]],
+    files: Sequence[Stat],
+    limit: int | None,
 ) -> dict[tuple[str, str], str]:
-    """Where on other pages the texts of ``entries`` stand now, by (page, hash). Only files
-    changed after the earliest of them was written are read (moving a bullet there changed
-    them), the most recently changed first, at most ``limit`` of them."""
+    """Where on other pages the texts of ``entries`` stand now, by (page, hash). Only those of
+    the listed ``files`` changed after the earliest of them was written are read (moving a
+    bullet there changed them), the most recently changed first, at most ``limit`` of them.
+    `audit` and `journal-agent watch` both look by it."""
     times = [w for e in entries if (w := written_at(e)) is not None]
     if not times:
         return {}
     after = int(min(times).timestamp() * 1e9) - _SLACK_NS
     needles = [(e.text.strip().encode("utf-8"), e) for e in entries if e.text.strip()]
     out: dict[tuple[str, str], str] = {}
-    changed = [f for f in vault.page_files([]) if f.mtime_ns >= after]
-    changed.sort(key=lambda f: (-f.mtime_ns, f.rel))
-    for f in changed[:limit]:
+    changed = [(-f[1], f[0]) for f in files if f[1] >= after]
+    changed.sort()
+    for _mtime, rel in changed[:limit]:
         try:
-            data = vault.read_bytes(f.rel, listed=True)
+            data = vault.read_bytes(rel, listed=True)
         except UnreadablePage:
             continue
         hits = [e for needle, e in needles if needle in data]
         if not hits:
             continue
         try:
-            outline = vault.parse_page(f.rel, data)
+            outline = vault.parse_page(rel, data)
         except UnreadablePage:
             continue
         there = {text_hash(b.text) for b in outline.blocks}
         for e in hits:
-            if e.hash in there and f.rel != e.page and (f.rel, e.hash) not in known:
-                out.setdefault((e.page, e.hash), f.rel)
+            if e.hash in there and rel != e.page and (rel, e.hash) not in known:
+                out.setdefault((e.page, e.hash), rel)
     return out
 
 

@@ -11,9 +11,11 @@ just two events on the same page. Each refresh:
   file, or nothing: below), stat-ing only the files the events name (`walk.relisted`) while
   that lists the vault right (no link in it, no folder that came, went or moved), and
 * compares each changed page with the copy seen before (`watchbullets`): a bullet a person
-  deleted, edited or moved out of its owned block is recorded in ``events.jsonl`` of the state
-  folder, as `audit` would tell it; a save that dropped agent bullets *and* other recent changes
-  at once (an app writing an older copy over the page) is reported on stderr as lost.
+  deleted, edited or moved (out of its owned block, or to another page) is recorded in
+  ``events.jsonl`` of the state folder, as `audit` would tell it; a save that dropped agent
+  bullets *and* other recent changes at once (an app writing an older copy over the page) is
+  reported on stderr as lost. A bullet gone from its page is recorded as deleted (or lost) only
+  once it has not turned up on another page for `watchbullets.MOVE_WINDOW` seconds.
 
 Once the vault has been quiet for `QUIET` seconds after a refresh, the watcher lists it in full,
 and refreshes as above if that finds what no event told of, then brings the cached index up to
@@ -204,6 +206,8 @@ class Watcher:
                         self.refresh(due)
                     elif self._changed:
                         pass  # its refresh comes first
+                    elif time.monotonic() >= self.bullets.due:
+                        self.bullets.expire()
                     elif self._quiet_due is not None and time.monotonic() >= self._quiet_due:
                         self._settle()
                     elif self._quiet_due is None and time.monotonic() >= self._check_due:
@@ -212,15 +216,18 @@ class Watcher:
                 observer.stop()
                 observer.join(timeout=5)
                 self._clear_dirty()
+                self.bullets.expire(final=True)  # what still waits to be pasted elsewhere
         finally:
             log.removeHandler(overflow)
             lock.__exit__()
 
     @property
     def idle(self) -> bool:
-        """No change waits for a refresh, and the quiet pass after the last one is done."""
+        """No change waits for a refresh, the quiet pass after the last one is done, and no
+        agent bullet gone from its page waits to be found elsewhere."""
         with self._lock:
-            return not self._changed and self._quiet_due is None
+            waiting = self.bullets.due < float("inf")
+            return not self._changed and self._quiet_due is None and not waiting
 
     def stop(self) -> None:
         """Ask `run` to return (from any thread or a signal handler)."""
@@ -228,12 +235,12 @@ class Watcher:
         self._wake.set()
 
     def _timeout(self) -> float:
-        """How long to sleep until something may be due: a burst's end, the quiet pass, or the
-        next full listing (`_check`)."""
+        """How long to sleep until something may be due: a burst's end, the quiet pass, the
+        next full listing (`_check`), or a gone agent bullet's record (`Bullets.expire`)."""
         if self._changed:
             return DEBOUNCE / 2
         due = self._check_due if self._quiet_due is None else self._quiet_due
-        return min(0.5, max(0.0, due - time.monotonic()))
+        return min(0.5, max(0.0, min(due, self.bullets.due) - time.monotonic()))
 
     def _due(self) -> set[str]:
         """The changed pages, once the burst is over (else an empty set, and wait again)."""
@@ -311,6 +318,7 @@ class Watcher:
             self.state.replace(STAMP, f"{_fingerprint(self.vault)}\n{summary.stamp}".encode())
             for rel in sorted(changed):
                 self.bullets.compare(rel)
+            self.bullets.resolve(changed, listed[0])
         except JournalAgentError as exc:  # a bad setting, a full disk: say it, keep watching
             self.report(f"watch: {exc}")
         finally:

@@ -7,6 +7,12 @@ apart the way `audit` tells it, `corrections.placed` and `corrections.match_edit
 dropped agent bullets *and* other recent changes at once — an app writing an older copy of the
 page over it, as Logseq can (logseq/logseq#11327) — is reported and recorded as lost, never
 restored.
+
+A bullet gone from its page may have been cut to be pasted on another one, which `audit` calls
+moved: it is looked for, as `audit` looks (`corrections.moved_elsewhere`), on the pages changed
+since it was written, then on each page that changes within `MOVE_WINDOW` seconds of the cut;
+only then is it recorded as deleted (or lost). No page is read for it beyond those, and the ledger
+only for the lines of a text found elsewhere.
 """
 
 from __future__ import annotations
@@ -14,24 +20,31 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Sequence
+from typing import TYPE_CHECKING, NamedTuple, cast
 
-from .corrections import match_edits, placed
+from .corrections import MOVED_SEARCH_LIMIT, match_edits, moved_elsewhere, placed
 from .errors import JournalAgentError
-from .ledger import Ledger, now_utc, text_hash
+from .ledger import Entry, Ledger, now_utc, text_hash
 from .records import Record
 from .state import StateDir
 from .vault import Vault
 
+if TYPE_CHECKING:
+    from .walk import Stat
+
 RECENT = 600.0  # seconds: a line added this recently is a "recent change"
 EVENTS = "events.jsonl"
+#: Seconds a bullet gone from its page waits to be found pasted on another page before it is
+#: recorded as deleted: the outliner saves the cut page first, and the person then finds the
+#: other page and pastes there, which takes some seconds.
+MOVE_WINDOW = 30.0
 
 
 class Observation(NamedTuple):
     """What watch saw happen to one agent bullet."""
 
-    kind: str  # "deleted", "edited", "moved" (on the page) or "lost" (with other recent lines)
+    kind: str  # "deleted", "edited", "moved" or "lost" (with other recent lines)
     page: str
     agent: str
     hash: str
@@ -39,6 +52,7 @@ class Observation(NamedTuple):
     seen: str  # when (ISO time, UTC)
     now: str | None = None  # edited: the text as it stands now
     evidence: str | None = None  # lost: what else the save dropped
+    where: str | None = None  # moved: the page it stands on now (``page`` itself, or another)
 
     def describe(self) -> str:
         if self.kind == "lost":
@@ -50,6 +64,10 @@ class Observation(NamedTuple):
             return (
                 f"{self.page}: a person edited {self.agent}'s bullet {self.text!r} into "
                 f"{self.now!r}"
+            )
+        if self.kind == "moved" and self.where not in (None, self.page):
+            return (
+                f"{self.page}: a person moved {self.agent}'s bullet {self.text!r} to {self.where}"
             )
         if self.kind == "moved":
             return (
@@ -89,6 +107,33 @@ def read_observations(state: StateDir) -> list[Observation]:
     return out
 
 
+class _Gone(NamedTuple):
+    """An agent bullet gone from its page, not yet found pasted elsewhere."""
+
+    entry: Entry  # as the ledger has it: its page, agent, hash, text and when it was written
+    text: str  # as it stood on the page
+    kind: str  # what it is recorded as if no copy turns up: "deleted" or "lost"
+    seen: str  # when it was seen gone (ISO time, UTC)
+    due: float  # when it is recorded as ``kind`` (`time.monotonic`)
+    evidence: str | None = None  # lost: what else the save dropped
+
+    def observed(self, kind: str, **more: str | None) -> Observation:
+        e = self.entry
+        return Observation(kind, e.page, e.agent, e.hash, self.text, self.seen, **more)
+
+
+class _Known:
+    """The (page, hash) pairs the ledger holds, asked one at a time (`Ledger.of_bullet` parses
+    only that bullet's lines): only a text found on another page is asked about."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def __contains__(self, key: object) -> bool:
+        page, hash_ = cast("tuple[str, str]", key)
+        return any(e.page == page for e in self.ledger.of_bullet(hash_))
+
+
 class Bullets:
     """The agent bullets on the pages a watcher has seen, and what became of them."""
 
@@ -97,6 +142,13 @@ class Bullets:
         self.state = state
         self.report = report
         self.copies: dict[str, _Copy] = {}  # page -> as last seen
+        self.fresh: list[_Gone] = []  # gone since the last `resolve`
+        self.pending: list[_Gone] = []  # gone before, looked for since on each changed page
+
+    @property
+    def due(self) -> float:
+        """When the next gone bullet is to be recorded (`time.monotonic`; inf: none waits)."""
+        return min((g.due for g in self.fresh + self.pending), default=float("inf"))
 
     def remember_all(self) -> None:
         """Take the first copy of every page the ledger says agents wrote on."""
@@ -137,7 +189,9 @@ class Bullets:
             return
         after.added = {ln: before.added.get(ln, now) for ln in after.lines}
         self.copies[rel] = after
-        written = {(e.agent, e.hash): e.text for e in Ledger(self.state).entries(rel)}
+        written: dict[tuple[str, str], Entry] = {}
+        for e in Ledger(self.state).entries(rel):
+            written.setdefault((e.agent, e.hash), e)  # the first write, as `audit` takes it
         gone = [
             (agent, h, t)
             for agent, bullets in before.agents.items()
@@ -145,7 +199,7 @@ class Bullets:
             if (agent, h) in written and h not in after.agents.get(agent, {})
         ]
         if gone:
-            self._record(rel, before, after, gone, {h for _a, h in written}, now)
+            self._record(rel, before, after, gone, written, now)
 
     def _record(
         self,
@@ -153,30 +207,82 @@ class Bullets:
         before: _Copy,
         after: _Copy,
         gone: list[tuple[str, str, str]],
-        known: set[str],
+        written: dict[tuple[str, str], Entry],
         now: float,
     ) -> None:
         """Record what became of the ``gone`` bullets: moved out of the owned block (it stands
-        elsewhere on the page, as `audit` says), lost with other recent lines, edited (``known``:
-        the hashes agents wrote on the page, never a person's edit), or deleted."""
+        elsewhere on the page, as `audit` says) or edited (``written``: what agents wrote on the
+        page, never a person's edit); the rest, lost with other recent lines or deleted, waits
+        for `resolve` to look for it on other pages."""
         dropped = before.lines - after.lines
         seen = now_utc()
         moved = {(a, h) for a, h, _t in gone if h in after.outside.get(a, set())}
         rest = [g for g in gone if g[:2] not in moved]
         lost = {(a, h): ev for a, h, _t in rest if (ev := _evidence(before, dropped, gone, a, now))}
+        known = {h for _a, h in written}
         edits = _edits(before, after, [g for g in rest if g[:2] not in lost], known)
         found = []
+        due = time.monotonic() + MOVE_WINDOW
         for agent, h, text in gone:
             if (agent, h) in moved:
-                found.append(Observation("moved", rel, agent, h, text, seen))
-            elif (agent, h) in lost:
-                evidence = lost[agent, h]
-                found.append(Observation("lost", rel, agent, h, text, seen, evidence=evidence))
+                found.append(Observation("moved", rel, agent, h, text, seen, where=rel))
             elif (agent, h) in edits:
                 now_text = edits[agent, h]
                 found.append(Observation("edited", rel, agent, h, text, seen, now=now_text))
             else:
-                found.append(Observation("deleted", rel, agent, h, text, seen))
+                kind = "lost" if (agent, h) in lost else "deleted"
+                gone_ = _Gone(written[agent, h], text, kind, seen, due, lost.get((agent, h)))
+                self.fresh.append(gone_)
+        self._tell(found)
+
+    def resolve(self, changed: Collection[str], files: Sequence[Stat]) -> None:
+        """After a refresh (``changed``: its pages; ``files``: the vault's listing now): look for
+        each gone bullet on other pages, as `audit` does. One just gone is looked for on every
+        page changed since it was written (the paste may have come first), at most
+        `corrections.MOVED_SEARCH_LIMIT` of them, the newest first; one gone before, only on the
+        pages changed now. Then record what is found, and what waited its `MOVE_WINDOW`."""
+        if not self.fresh and not self.pending:
+            return
+        known = _Known(Ledger(self.state))
+        fresh = [g.entry for g in self.fresh]
+        where = moved_elsewhere(self.vault, fresh, known, files, MOVED_SEARCH_LIMIT)
+        if self.pending and changed:
+            these = [f for f in files if f[0] in changed]
+            older = [g.entry for g in self.pending]
+            where.update(moved_elsewhere(self.vault, older, known, these, None))
+        self.pending += self.fresh
+        self.fresh = []
+        self._settle(where, time.monotonic())
+
+    def expire(self, final: bool = False) -> None:
+        """Record the gone bullets whose `MOVE_WINDOW` is over (``final``: all of them)."""
+        self._settle({}, float("inf") if final else time.monotonic())
+
+    def _settle(self, where: dict[tuple[str, str], str], now: float) -> None:
+        """Tell each pending bullet found again (``where``: on another page, by page and hash)
+        moved, or nothing at all if it is back in its owned block; record the rest as seen once
+        their window is over (``now``), and keep waiting for the others."""
+        found, waiting = [], []
+        for g in self.pending + self.fresh:
+            e = g.entry
+            copy = self.copies.get(e.page)
+            if copy is not None and e.hash in copy.agents.get(e.agent, {}):
+                continue  # pasted back: nothing happened to it
+            if copy is not None and e.hash in copy.outside.get(e.agent, set()):
+                found.append(g.observed("moved", where=e.page))
+            elif (e.page, e.hash) in where:
+                found.append(g.observed("moved", where=where[e.page, e.hash]))
+            elif now >= g.due:
+                found.append(g.observed(g.kind, evidence=g.evidence))
+            else:
+                waiting.append(g)
+        self.pending, self.fresh = waiting, []
+        self._tell(found)
+
+    def _tell(self, found: list[Observation]) -> None:
+        """Record ``found`` in ``events.jsonl``, and report each."""
+        if not found:
+            return
         self._append(found)
         for o in found:
             self.report(f"watch: {o.describe()}")

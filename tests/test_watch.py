@@ -40,8 +40,11 @@ def today_is_day(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(autouse=True)
 def short_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The quiet pass comes after a second here, not after `watch.QUIET`: tests wait for it."""
+    """The quiet pass comes after a second here, not after `watch.QUIET`, and a bullet gone
+    from its page waits three seconds to be pasted elsewhere, not `watchbullets.MOVE_WINDOW`:
+    tests wait for both."""
     monkeypatch.setattr("journal_agent.watch.QUIET", 1.0)
+    monkeypatch.setattr("journal_agent.watchbullets.MOVE_WINDOW", 3.0, raising=False)
 
 
 class Running:
@@ -62,6 +65,15 @@ class Running:
         while self.watcher.refreshes < target or not self.watcher.idle:
             assert time.monotonic() < deadline, "the watcher never refreshed"
             assert self.thread.is_alive(), "the watcher stopped"
+            time.sleep(0.02)
+
+    def refreshed(self) -> None:
+        """Wait until the watcher has refreshed after what was just done, idle or not (a bullet
+        gone from its page may still wait to be pasted elsewhere)."""
+        target = self.watcher.refreshes + 1
+        deadline = time.monotonic() + DEADLINE
+        while self.watcher.refreshes < target:
+            assert time.monotonic() < deadline, "the watcher never refreshed"
             time.sleep(0.02)
 
     def quiet(self) -> None:
@@ -154,6 +166,123 @@ def test_an_agent_bullet_moved_under_a_persons_bullet(logseq_vault: Path, runnin
     assert [(f.text, f.kind, f.seen is not None) for f in audit.findings] == [
         (notes[0], "moved", True)
     ]
+
+
+NOTES = ["Checked [[Grafana]] dashboards today", "Rotated the [[Flaky CI]] runners"]
+
+
+def cut(vault: Path, note: str) -> None:
+    """Cut the agent's bullet ``note`` out of today's page (saved)."""
+    page = journal(vault, DAY)
+    text = page.read_text()
+    assert f"\t- {note}\n" in text
+    page.write_text(text.replace(f"\t- {note}\n", ""))
+
+
+def paste(page: Path, text: str) -> None:
+    """Paste ``text`` as a top-level bullet at the end of ``page`` (saved)."""
+    page.write_text(page.read_text() + f"- {text}\n")
+
+
+def watched_and_audited(vault: Path) -> tuple[list[Any], list[Any]]:
+    """What watch recorded and what audit finds: (text, kind, where) of each, by text."""
+    seen = sorted((o.text, o.kind, o.where) for o in read_observations(StateDir.of(vault)))
+    found = journal_agent.audit(vault=vault, agent="claude").findings
+    return seen, sorted((f.text, f.kind, f.where) for f in found)
+
+
+def test_an_agent_bullet_moved_to_another_journal_page(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Cut from today's page and pasted on another day's (both saved at once): moved there, as
+    `audit` says, never deleted."""
+    journal_agent.append(NOTES, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    cut(logseq_vault, NOTES[0])
+    paste(journal(logseq_vault, "2026-11-24"), NOTES[0])
+    running.settle()
+    seen, audited = watched_and_audited(logseq_vault)
+    assert seen == audited == [(NOTES[0], "moved", "journals/2026_11_24.md")]
+    assert any("moved claude's bullet" in line and "2026_11_24" in line for line in running.lines)
+    assert all(f.seen for f in journal_agent.audit(vault=logseq_vault, agent="claude").findings)
+
+
+def test_an_agent_bullet_pasted_on_a_topic_page_seconds_after_the_cut(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Cut and saved, then pasted on a topic page and saved a moment later (another burst of
+    events): the cut alone is no deletion yet, the paste makes it a move."""
+    journal_agent.append(NOTES, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    cut(logseq_vault, NOTES[1])
+    running.refreshed()
+    assert read_observations(StateDir.of(logseq_vault)) == []
+    time.sleep(0.5)
+    paste(logseq_vault / "pages" / "Flaky CI.md", NOTES[1])
+    running.settle()
+    seen, audited = watched_and_audited(logseq_vault)
+    assert seen == audited == [(NOTES[1], "moved", "pages/Flaky CI.md")]
+
+
+def test_an_agent_bullet_moved_and_edited_is_deleted_as_audit_says(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Pasted on another page and edited there: no copy of the text stands anywhere, so
+    `audit` says deleted (an edit is only looked for in the owned block), and so does watch;
+    the one pasted as it was is moved."""
+    journal_agent.append(NOTES, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    cut(logseq_vault, NOTES[0])
+    cut(logseq_vault, NOTES[1])
+    paste(logseq_vault / "pages" / "Grafana.md", NOTES[0].replace("today", "this morning"))
+    paste(logseq_vault / "pages" / "Flaky CI.md", NOTES[1])
+    running.settle()
+    seen, audited = watched_and_audited(logseq_vault)
+    assert seen == audited
+    assert seen == [(NOTES[0], "deleted", None), (NOTES[1], "moved", "pages/Flaky CI.md")]
+
+
+def test_only_a_pasted_copy_makes_a_deleted_bullet_moved(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Deleted bullets whose text stands on another page are still deleted, as `audit` says,
+    when that page has not changed since the bullet was written, or the text there is an
+    agent's own bullet; beside them, one pasted elsewhere is moved."""
+    old = logseq_vault / "pages" / "Backups.md"
+    paste(old, "Checked the [[Backups]] restore")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    notes = [*NOTES, "Checked the [[Backups]] restore"]
+    journal_agent.append([NOTES[1]], vault=logseq_vault, agent="claude", date="2026-11-24")
+    journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    for note in notes:
+        cut(logseq_vault, note)
+    paste(logseq_vault / "pages" / "Grafana.md", NOTES[0])
+    running.settle()
+    seen, audited = watched_and_audited(logseq_vault)
+    assert seen == audited
+    assert seen == [
+        (NOTES[0], "moved", "pages/Grafana.md"),
+        (notes[2], "deleted", None),
+        (NOTES[1], "deleted", None),
+    ]
+    assert sum("deleted claude's bullet" in line for line in running.lines) == 2
+
+
+def test_an_agent_bullet_cut_and_pasted_back_is_untouched(
+    logseq_vault: Path, running: Running
+) -> None:
+    """Cut and saved, then pasted back into its owned block: nothing happened to it."""
+    journal_agent.append(NOTES, vault=logseq_vault, agent="claude", date=DAY)
+    running.settle()
+    page = journal(logseq_vault, DAY)
+    whole = page.read_text()
+    cut(logseq_vault, NOTES[0])
+    running.refreshed()
+    page.write_text(whole)
+    running.settle()
+    assert read_observations(StateDir.of(logseq_vault)) == [] and running.lines == []
+    assert journal_agent.audit(vault=logseq_vault, agent="claude").findings == []
 
 
 def test_each_new_bullet_is_the_edit_of_one_agent_bullet_at_most(
