@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from .derived import thread_object
-from .errors import BadArgument, UnsafePath, os_error, translated
+from .errors import BadArgument, translated
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
@@ -454,22 +454,16 @@ class TimelineResult(Record):
             "entries": [b.to_json() for b in self.entries],
         }
 
-    def write_html(self, path: str | os.PathLike[str], vault: VaultArg = None) -> Path:
-        """Write the timeline as one self-contained HTML page at ``path``, atomically; a path
-        inside the vault is refused (journal-agent never writes the person's pages), and so is
-        anything but a regular file (a device, a FIFO, a folder: ``--html /dev/null`` must not
-        replace the device); a symbolic link is written through, to the file it points at."""
-        target = _html_target(path)
-        opened = _vault(vault) if vault is not None else None
-        if opened is not None and _inside_vault(target, opened):
-            raise UnsafePath(
-                f"{target}: is inside the vault; write the timeline page somewhere else"
-            )
-        from .timeline_page import render_timeline
+    def encoded(self) -> dict[str, Any]:
+        """`to_json`, its entries encoded (`render.json_listing`)."""
+        entries = list(map(Backlink.encoder(), self.entries))
+        return {"topic": self.topic.page.title, "path": self.topic.page.path, "entries": entries}
 
-        page = render_timeline(self, opened.flavor.syntax if opened is not None else None)
-        _write_atomic(target, page.encode("utf-8"))
-        return target
+    def write_html(self, path: str | os.PathLike[str], vault: VaultArg = None) -> Path:
+        """Write the timeline as one self-contained HTML page at ``path`` (`timeline_page`)."""
+        from .timeline_page import write_timeline
+
+        return write_timeline(self, path, _vault(vault) if vault is not None else None)
 
 
 @translated("read")
@@ -488,49 +482,6 @@ def timeline(
     found = Query.of(vault, as_of, days, use_cache).timeline(topic)
     found.entries = found.entries[:size]
     return found
-
-
-def _html_target(path: str | os.PathLike[str]) -> Path:
-    """Where ``path`` really is (its links resolved), if it is a regular file or nothing yet."""
-    import stat
-
-    from .files import kind_of
-
-    target = Path(os.path.realpath(Path(path).expanduser().absolute()))
-    try:
-        mode = os.lstat(target).st_mode  # a link left after resolving: a loop
-    except FileNotFoundError:
-        return target
-    except OSError as exc:
-        raise os_error(exc, target, "write the timeline page") from exc
-    if not stat.S_ISREG(mode):
-        what = "a symbolic link loop" if stat.S_ISLNK(mode) else kind_of(mode)
-        raise UnsafePath(f"{target}: is {what}, not a file; write the timeline page to a file")
-    return target
-
-
-def _inside_vault(target: Path, vault: Vault) -> bool:
-    from .files import inside
-
-    return inside(target, vault.root) or inside(target.parent, vault.root)
-
-
-def _write_atomic(target: Path, data: bytes) -> None:
-    """Write a file of ours outside the vault: a temporary file beside it, then a rename, so a
-    full disk never leaves a truncated file."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise os_error(exc, target, "write the timeline page") from exc
 
 
 class RelatedResult(Record):

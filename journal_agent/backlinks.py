@@ -25,9 +25,9 @@ import os
 import time
 from array import array
 from collections.abc import Callable, Iterable
-from hashlib import blake2b
 from operator import itemgetter
 
+from .digests import blake2b
 from .queries import Backlink, Topic
 from .registry import Page, query_keys
 from .summary import Summary, summary_path

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, NoReturn
 
 from . import __version__
 from .errors import BadArgument, JournalAgentError
-from .render import PROG, table, text_stale, text_status, text_topics
+from .render import PROG, json_listing, table, text_stale, text_status, text_topics
 from .render import emit as _emit
 from .render import fail as _fail
 from .render import json_text as _json
@@ -392,8 +392,11 @@ def _check_arguments(argv: Sequence[str]) -> None:
 def _print(result: Any, text: Text, json_out: bool) -> int:
     if result is None:  # a command that answered by itself (a server)
         return 0
-    data = result.to_json()
-    out = _json(data) if json_out else text(data)
+    if json_out and hasattr(result, "encoded") and not sys.stdout.isatty():
+        out = json_listing(result.encoded())  # as `_json` writes it, faster
+    else:
+        data = result.to_json()
+        out = _json(data) if json_out else text(data)
     for warning in getattr(result, "warnings", []):
         _fail(f"warning: {warning}", 0)
     return _emit(out) or int(getattr(result, "exit_code", 0))

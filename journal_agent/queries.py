@@ -34,6 +34,8 @@ from .records import Record
 from .registry import Page, PageRegistry, build_registry
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .derived import Status
 
 DEFAULT_DAYS = 21
@@ -58,6 +60,24 @@ class Backlink(NamedTuple):
             "text": self.text,
             "resolution": self.resolution,
         }
+
+    @staticmethod
+    def encoder() -> Callable[[Backlink], str]:
+        """`to_json` as ``json.dumps(…, ensure_ascii=False)`` writes it, by one format: a hot
+        topic's timeline has thousands of entries (see `derived.status_encoder`)."""
+        from functools import cache
+        from json.encoder import encode_basestring as quoted
+
+        day = cache(lambda d: "null" if d is None else f'"{d.isoformat()}"')
+
+        def encode(b: Backlink) -> str:
+            return (
+                f'{{"date": {day(b.date)}, "page": {quoted(b.page)}, "path": {quoted(b.path)}, '
+                f'"line": {b.line}, "text": {quoted(b.text)}, '
+                f'"resolution": {"true" if b.resolution else "false"}}}'
+            )
+
+        return encode
 
 
 class Topic(Record):

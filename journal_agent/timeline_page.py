@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+import os
 import re
 from collections import Counter
 from itertools import groupby
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from .errors import UnsafePath, os_error
 from .scanner import Syntax, inline_refs, ref_label
 
 if TYPE_CHECKING:
     from .api import TimelineResult
+    from .vault import Vault
 
 _PAGE_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!<>|~$=^-])")
@@ -122,3 +126,61 @@ def render_timeline(result: TimelineResult, syntax: Syntax | None = None) -> str
         f"<title>{html.escape(topic.page.title)} — timeline</title><style>{_CSS}</style>"
         f"<body>{body}</body></html>\n"
     )
+
+
+def write_timeline(
+    result: TimelineResult, path: str | os.PathLike[str], vault: Vault | None
+) -> Path:
+    """Write the timeline as one self-contained HTML page at ``path``, atomically; a path
+    inside the vault is refused (journal-agent never writes the person's pages), and so is
+    anything but a regular file (a device, a FIFO, a folder: ``--html /dev/null`` must not
+    replace the device); a symbolic link is written through, to the file it points at."""
+    target = _html_target(path)
+    if vault is not None and _inside_vault(target, vault):
+        raise UnsafePath(f"{target}: is inside the vault; write the timeline page somewhere else")
+    page = render_timeline(result, vault.flavor.syntax if vault is not None else None)
+    _write_atomic(target, page.encode("utf-8"))
+    return target
+
+
+def _html_target(path: str | os.PathLike[str]) -> Path:
+    """Where ``path`` really is (its links resolved), if it is a regular file or nothing yet."""
+    import stat
+
+    from .files import kind_of
+
+    target = Path(os.path.realpath(Path(path).expanduser().absolute()))
+    try:
+        mode = os.lstat(target).st_mode  # a link left after resolving: a loop
+    except FileNotFoundError:
+        return target
+    except OSError as exc:
+        raise os_error(exc, target, "write the timeline page") from exc
+    if not stat.S_ISREG(mode):
+        what = "a symbolic link loop" if stat.S_ISLNK(mode) else kind_of(mode)
+        raise UnsafePath(f"{target}: is {what}, not a file; write the timeline page to a file")
+    return target
+
+
+def _inside_vault(target: Path, vault: Vault) -> bool:
+    from .files import inside
+
+    return inside(target, vault.root) or inside(target.parent, vault.root)
+
+
+def _write_atomic(target: Path, data: bytes) -> None:
+    """Write a file of ours outside the vault: a temporary file beside it, then a rename, so a
+    full disk never leaves a truncated file."""
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "xb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise os_error(exc, target, "write the timeline page") from exc
