@@ -171,4 +171,9 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
 
 def run(vault: str | None, agent: str) -> None:
     """Serve MCP on stdin/stdout until the client leaves."""
-    server(vault, agent).run("stdio")
+    app = server(vault, agent)
+    import anyio
+
+    from .mcp_stdio import serve
+
+    anyio.run(serve, app)

@@ -175,3 +175,146 @@ def test_no_other_command_imports_the_sdk(logseq_vault: Path) -> None:
         [sys.executable, "-c", "import json; " + code], capture_output=True, text=True, timeout=60
     )
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# the stdio transport, line by line: every request is answered, as JSON-RPC 2.0 says
+
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+def ping(rid: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "ping"}
+
+
+def raw_stdio(vault: Path, *lines: str | dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+    """The installed server fed the handshake and ``lines``, its stdin closed straight after:
+    every message it wrote on stdout after the handshake's reply, and its stderr."""
+    command = Path(sys.executable).parent / "journal-agent"
+    sent = [line if isinstance(line, str) else json.dumps(line) for line in [*HANDSHAKE, *lines]]
+    done = subprocess.run(
+        [str(command), "mcp", "--vault", str(vault), "--agent", "codex"],
+        input="\n".join(sent) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    messages = [json.loads(line) for line in done.stdout.splitlines()]  # nothing but JSON-RPC
+    assert messages[0]["id"] == 0 and "result" in messages[0]
+    return messages[1:], done.stderr
+
+
+def refusal(rid: Any, code: int) -> dict[str, Any]:
+    """The parts of an error reply a test can know (its message is checked apart)."""
+    return {"jsonrpc": "2.0", "id": rid, "code": code}
+
+
+def refusals(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"jsonrpc": m["jsonrpc"], "id": m["id"], "code": m["error"]["code"]}
+        for m in messages
+        if "error" in m
+    ]
+
+
+def test_stdio_answers_a_line_that_is_not_json_and_serves_on(logseq_vault: Path) -> None:
+    messages, _ = raw_stdio(logseq_vault, "{bad", "", "   ", ping(1))
+    assert refusals(messages) == [refusal(None, -32700)]  # blank lines are skipped, unanswered
+    assert messages[0]["error"]["message"].startswith("Parse error: the line is not JSON")
+    assert messages[1:] == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
+
+
+def test_stdio_refuses_a_batch(logseq_vault: Path) -> None:
+    messages, _ = raw_stdio(logseq_vault, f"[{json.dumps(ping(2))}]", "[]", ping(3))
+    assert refusals(messages) == [refusal(None, -32600)] * 2
+    assert "batch" in messages[0]["error"]["message"]
+    assert [m["id"] for m in messages if "result" in m] == [3]  # nothing in the batch was run
+
+
+def test_stdio_answers_wrong_params_and_ids_with_the_request_id(logseq_vault: Path) -> None:
+    before = snapshot(logseq_vault)
+    note = {"name": "note", "arguments": {"bullets": ["About [[Grafana]]"]}}
+    messages, _ = raw_stdio(
+        logseq_vault,
+        {**ping(2), "params": 5},
+        {"jsonrpc": "2.0", "id": "list", "method": "tools/call", "params": list(note.values())},
+        {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": "note"},
+        {**ping(5), "jsonrpc": "1.0"},
+        {"jsonrpc": "2.0", "id": 6, "method": 7},
+        ping(True),  # no usable id: answered with a null one (not taken for a notification)
+        ping(None),
+        ping(8),
+    )
+    assert refusals(messages) == [
+        refusal(2, -32600),
+        refusal("list", -32602),
+        refusal(4, -32600),
+        refusal(5, -32600),
+        refusal(6, -32600),
+        refusal(None, -32600),
+        refusal(None, -32600),
+    ]
+    reasons = [m["error"]["message"] for m in messages if "error" in m]
+    assert reasons[:3] == [
+        'Invalid Request: "params" must be an object',
+        'Invalid params: "params" must be an object, not a list',
+        'Invalid Request: "params" must be an object',
+    ]
+    assert '"jsonrpc"' in reasons[3] and '"method"' in reasons[4] and '"id"' in reasons[5]
+    assert messages[-1] == {"jsonrpc": "2.0", "id": 8, "result": {}}
+    assert snapshot(logseq_vault) == before  # the call with a list of params did not run
+
+
+def test_stdio_never_answers_a_notification(logseq_vault: Path) -> None:
+    messages, stderr = raw_stdio(
+        logseq_vault,
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": 5},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": ["x"]},
+        ping(9),
+    )
+    assert messages == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
+    assert stderr.count("ignored a notification that is not valid JSON-RPC") == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "rid", "code"),
+    [
+        ('{"jsonrpc":"2.0","id":1.0,"method":"ping"}', 1, -32600),  # 1.0 is 1 to the client
+        ('{"jsonrpc":"2.0","id":1.5,"method":"ping"}', None, -32600),
+        ('{"jsonrpc":"2.0","id":{},"method":"ping"}', None, -32600),
+        ('{"jsonrpc":"2.0","id":"s","method":"ping","params":{"a":"\\ud800"}}', "s", -32700),
+        ('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"a":NaN}} x', None, -32700),
+        ("[" * 100_000, None, -32700),
+        ("5", None, -32600),
+        ("{}", None, -32600),
+    ],
+)
+def test_triage_refusals(line: str, rid: Any, code: int) -> None:
+    from journal_agent.mcp_stdio import triage
+
+    verdict = triage(line.encode() + b"\n")
+    assert verdict.reply is not None and verdict.text is None
+    assert (verdict.reply.id, verdict.reply.error.code) == (rid, code)
+
+
+def test_triage_passes_valid_lines_on_unchanged_and_answers_no_response() -> None:
+    from journal_agent.mcp_stdio import triage
+
+    line = '{"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {"cursor": null}}\r\n'
+    assert triage(line.encode()).text == line
+    bad_response = triage(b'{"jsonrpc":"2.0","id":4,"result":5}\n')
+    assert bad_response.reply is None and "ignored a response (id 4)" in str(bad_response.note)
+    assert triage(b"\n") == triage(b" \t\r\n") == triage(b"")
