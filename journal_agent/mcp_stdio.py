@@ -4,9 +4,11 @@ The SDK's own reader drops a line it cannot parse or validate without a word (th
 forever for its reply). This reader sits in front of it: a valid message goes on to the SDK as it
 came; a malformed one is answered here as JSON-RPC 2.0 says (a parse error, or an invalid request
 carrying the request's own id when it has a usable one); a notification or a response is never
-answered, only reported on stderr; a blank line is skipped, as the SDK skips it. The SDK still
-writes stdout (its writer, and its diversion of fd 1 to stderr while serving), so stdout carries
-only JSON-RPC messages, one a line.
+answered, only reported on stderr; a blank line is skipped, as the SDK skips it. At the end of
+stdin it holds the SDK's input open until each request passed on has its reply (`PATIENCE` seconds
+at most): the SDK would cancel them, and a client that sends a request and closes stdin at once
+would never see the reply of work that was done. The SDK still writes stdout (its writer, and its
+diversion of fd 1 to stderr while serving), so stdout carries only JSON-RPC messages, one a line.
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 import anyio
 from mcp.server.stdio import stdio_server
-from mcp.shared.dispatcher import as_request_id
+from mcp.shared.dispatcher import as_request_id, coerce_request_id
+from mcp.shared.jsonrpc_dispatcher import cancelled_request_id_from_params
 from mcp.shared.message import SessionMessage
 from mcp_types import (
     INVALID_PARAMS,
@@ -29,6 +33,8 @@ from mcp_types import (
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
     RequestId,
     jsonrpc_message_adapter,
 )
@@ -40,6 +46,13 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from mcp.server.mcpserver import MCPServer
+
+#: How long the requests still running when stdin ends may take to send their replies.
+PATIENCE = 10.0
+CANCELLED = "notifications/cancelled"
+#: Requests answered by a stream of notifications that ends only when the client leaves (the
+#: 2026-07-28 listen): nothing to wait for at the end of stdin.
+ENDLESS = frozenset({"subscriptions/listen"})
 
 
 @dataclass(frozen=True)
@@ -159,16 +172,23 @@ def _why(exc: ValueError) -> str:
 
 
 class _Sink(Protocol):
+    """The SDK's write stream, as we use it."""
+
     async def send(self, item: SessionMessage, /) -> None: ...
+    async def aclose(self) -> None: ...
 
 
 class _Relay:
-    """Reads stdin for the SDK: passes the valid lines on, answers the others."""
+    """Reads stdin for the SDK: passes the valid lines on, answers the others, and at the end of
+    stdin holds the SDK's input open until every request passed on has its reply."""
 
-    def __init__(self, stdin: IO[bytes]) -> None:
+    def __init__(self, stdin: IO[bytes], patience: float) -> None:
         self._stdin = stdin
+        self._patience = patience
         self._out: _Sink | None = None  # the SDK's write stream, once it exists
         self._ready = anyio.Event()
+        self._running: Counter[RequestId] = Counter()  # a client may reuse an id
+        self._settled = anyio.Event()
 
     def connect(self, out: _Sink) -> None:
         """Send our replies where the SDK sends its own (one writer: no torn lines)."""
@@ -180,23 +200,88 @@ class _Relay:
         async for raw in anyio.wrap_file(self._stdin):
             verdict = triage(raw)
             if verdict.note is not None:
-                print(f"journal-agent: {verdict.note}", file=sys.stderr, flush=True)
+                _say(verdict.note)
             if verdict.reply is not None:
                 await self._ready.wait()
                 assert self._out is not None
                 await self._out.send(SessionMessage(verdict.reply))
-            if verdict.text is not None:
+            if verdict.message is not None and verdict.text is not None:
+                self._started(verdict.message)
                 yield verdict.text
+        # The SDK cancels what is still running when its input ends, and the replies are lost
+        # though the work is done (a bullet written): a client may send and close at once.
+        await self._drain()
+
+    def _started(self, message: JSONRPCMessage) -> None:
+        if isinstance(message, JSONRPCRequest) and message.method not in ENDLESS:
+            self._running[coerce_request_id(message.id)] += 1
+        elif isinstance(message, JSONRPCNotification) and message.method == CANCELLED:
+            rid = cancelled_request_id_from_params(message.params)
+            if rid is not None:
+                self.settle(rid)  # the SDK never answers a request the client cancelled
+
+    def settle(self, rid: RequestId) -> None:
+        """The SDK has sent its reply to the request ``rid``."""
+        key = coerce_request_id(rid)  # as the SDK matches a cancellation to its request
+        if self._running[key] > 1:
+            self._running[key] -= 1
+        else:
+            self._running.pop(key, None)
+        self._settled.set()
+
+    async def _drain(self) -> None:
+        with anyio.move_on_after(self._patience):
+            while self._running:
+                self._settled = anyio.Event()
+                await self._settled.wait()
+        if left := self._running.total():
+            _say(
+                f"stdin closed with {left} request{'s' if left > 1 else ''} still running; "
+                f"gave up waiting for {'their replies' if left > 1 else 'its reply'} after "
+                f"{self._patience:g} s"
+            )
+
+
+class _Outbox:
+    """The SDK's write stream, telling the relay of each reply the SDK sends."""
+
+    def __init__(self, inner: _Sink, relay: _Relay) -> None:
+        self._inner = inner
+        self._relay = relay
+
+    async def send(self, item: SessionMessage, /) -> None:
+        await self._inner.send(item)  # taken by the writer, which writes it before it ends
+        message = item.message
+        if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+            self._relay.settle(message.id)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    async def __aenter__(self) -> _Outbox:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+def _say(note: str) -> None:
+    print(f"journal-agent: {note}", file=sys.stderr, flush=True)
 
 
 async def serve(
-    app: MCPServer, stdin: IO[bytes] | None = None, stdout: anyio.AsyncFile[str] | None = None
+    app: MCPServer,
+    stdin: IO[bytes] | None = None,
+    stdout: anyio.AsyncFile[str] | None = None,
+    patience: float = PATIENCE,
 ) -> None:
-    """Serve ``app`` on stdin/stdout (or the given streams) until stdin ends."""
-    relay = _Relay(stdin if stdin is not None else sys.stdin.buffer)
+    """Serve ``app`` on stdin/stdout (or the given streams) until stdin ends and the requests
+    still running have their replies (``patience`` seconds at most)."""
+    relay = _Relay(stdin if stdin is not None else sys.stdin.buffer, patience)
     # `stdio_server` only iterates the lines it is given; with stdout left to it, it claims fd 1
     lines = cast("anyio.AsyncFile[str]", relay.lines())
     async with stdio_server(stdin=lines, stdout=stdout) as (read_stream, write_stream):
         relay.connect(write_stream)
         lowlevel = app._lowlevel_server  # as MCPServer.run_stdio_async (and the SDK's Client) do
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        init = lowlevel.create_initialization_options()
+        await lowlevel.run(read_stream, _Outbox(write_stream, relay), init)

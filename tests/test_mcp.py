@@ -3,10 +3,13 @@ command. Guest-only: the one tool that writes appends; nothing creates, edits or
 
 from __future__ import annotations
 
+import functools
+import io
 import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -180,7 +183,7 @@ def test_no_other_command_imports_the_sdk(logseq_vault: Path) -> None:
 # ---------------------------------------------------------------------------------------------
 # the stdio transport, line by line: every request is answered, as JSON-RPC 2.0 says
 
-HANDSHAKE = [
+HANDSHAKE: list[dict[str, Any]] = [
     {
         "jsonrpc": "2.0",
         "id": 0,
@@ -287,6 +290,98 @@ def test_stdio_never_answers_a_notification(logseq_vault: Path) -> None:
     )
     assert messages == [{"jsonrpc": "2.0", "id": 9, "result": {}}]
     assert stderr.count("ignored a notification that is not valid JSON-RPC") == 2
+
+
+def test_stdio_replies_to_a_request_still_running_when_stdin_closes(logseq_vault: Path) -> None:
+    """A client that writes a note and closes stdin at once: the bullet was written, and the
+    reply saying so must reach it too (the SDK cancelled the request at the end of stdin)."""
+    arguments = {"bullets": ["Closed at once about [[Grafana]]"]}
+    call = {"name": "note", "arguments": arguments}
+    messages, _ = raw_stdio(
+        logseq_vault, {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+    )
+    (reply,) = messages
+    assert reply["id"] == 1 and reply["result"]["isError"] is False
+    (bullet,) = reply["result"]["structuredContent"]["bullets"]
+    assert bullet["state"] == "written"
+    texts = "".join(p.read_text() for p in (logseq_vault / "journals").iterdir())
+    assert texts.count("Closed at once about [[Grafana]]") == 1
+
+
+def serve_lines(
+    app: Any,
+    lines: list[dict[str, Any]],
+    patience: float,
+    handshake: list[dict[str, Any]] = HANDSHAKE,
+) -> tuple[list[dict[str, Any]], float]:
+    """``app`` served in process on the handshake and ``lines`` (then the end of stdin): what
+    it wrote after the handshake's reply (if any), and how long it took."""
+    from journal_agent.mcp_stdio import serve
+
+    stdin = io.BytesIO(b"".join(json.dumps(m).encode() + b"\n" for m in [*handshake, *lines]))
+    stdout = io.StringIO()
+    start = time.monotonic()
+    anyio.run(functools.partial(serve, app, stdin, anyio.wrap_file(stdout), patience))
+    took = time.monotonic() - start
+    messages = [json.loads(line) for line in stdout.getvalue().splitlines()]
+    return messages[1:] if handshake else messages, took
+
+
+def with_slow_tool(vault: Path) -> Any:
+    app = server(vault, "claude")
+
+    @app.tool()
+    def slow(seconds: float) -> str:
+        time.sleep(seconds)
+        return "done"
+
+    return app
+
+
+def slow_call(rid: Any, seconds: float) -> dict[str, Any]:
+    call = {"name": "slow", "arguments": {"seconds": seconds}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": call}
+
+
+def test_stdio_waits_for_a_running_request_no_longer_than_its_patience(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    app = with_slow_tool(logseq_vault)
+    messages, _ = serve_lines(app, [slow_call(1, 0.3), slow_call(2, 0.3)], patience=30)
+    assert sorted(m["id"] for m in messages) == [1, 2]
+    assert capsys.readouterr().err == ""
+    messages, _ = serve_lines(app, [slow_call(3, 1.0)], patience=0.1)
+    assert messages == []
+    assert capsys.readouterr().err == (
+        "journal-agent: stdin closed with 1 request still running; "
+        "gave up waiting for its reply after 0.1 s\n"
+    )
+
+
+def test_stdio_does_not_wait_for_a_request_the_client_cancelled(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "4"}}
+    messages, took = serve_lines(with_slow_tool(logseq_vault), [slow_call(4, 0.5), cancel], 20)
+    assert messages == [] and took < 10  # never answered (the SDK's rule), so not waited for
+    assert capsys.readouterr().err == ""
+
+
+def test_stdio_does_not_wait_for_a_listen_stream(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A 2026-07-28 listen is answered by notifications until the client leaves: at the end of
+    stdin there is no reply to wait for."""
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    params = {"notifications": {"toolsListChanged": True}, "_meta": meta}
+    listen = {"jsonrpc": "2.0", "id": 1, "method": "subscriptions/listen", "params": params}
+    ping_ = {**ping(2), "params": {"_meta": meta}}
+    _, took = serve_lines(server(logseq_vault, "claude"), [listen, ping_], 20, handshake=[])
+    assert took < 10 and capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize(
