@@ -88,17 +88,20 @@ class PagesResult(Record):
 
 
 @translated("read")
-def pages(*, vault: VaultArg = None, search: str | None = None, limit: int = 20) -> PagesResult:
+def pages(
+    *, vault: VaultArg = None, search: str | None = None, limit: int | None = None
+) -> PagesResult:
     """The pages of ``vault`` an agent may link: titles, files and aliases, sorted by title (an
-    alias is listed with its page, not as a page of its own). With ``search``, the ``limit``
-    pages whose title or an alias contains it (any case), else those spelled closest to it."""
-    check_limit(limit)
+    alias is listed with its page, not as a page of its own), the first ``limit`` of them if
+    given. With ``search``, the ``limit`` (20 if not given) pages whose title or an alias
+    contains it (any case), else those spelled closest to it."""
+    size = None if limit is None else check_limit(limit)
     v = _vault(vault)
     registry, warnings = load_registry(v)
     if search is not None and not search.strip():
         raise BadArgument("the search is empty")
-    found = registry if search is None else registry.search(search, limit)
-    listed = [p for p in found if p.origin != "alias"]
+    found = registry if search is None else registry.search(search, size or 20)
+    listed = [p for p in found if p.origin != "alias"][:size]
     seen = registry.seen_from(v.journal_page(dt.date.today()).path)
     links = {p.path: text for p in listed if p.path and (text := seen.link_text(p)) != p.title}
     return PagesResult(listed, warnings, links)

@@ -118,8 +118,9 @@ def server(vault: str | os.PathLike[str] | Vault | None, agent: str = "agent") -
     @app.tool(annotations=reads)
     @_tool
     def pages(search: str | None = None, limit: int = 20) -> dict[str, Any]:
-        """The pages you may link, with their aliases; with `search`, those whose title or alias
-        matches a name you have in mind (a part of it, or a close spelling)."""
+        """The pages you may link, with their aliases (the first `limit` by title); with
+        `search`, those whose title or alias matches a name you have in mind (a part of it, or
+        a close spelling): search rather than list a large vault."""
         return api.pages(vault=opened, search=search, limit=limit).to_json()
 
     @app.tool(annotations=reads)

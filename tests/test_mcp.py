@@ -22,6 +22,7 @@ pytest.importorskip("mcp", reason="the mcp extra is part of the test extras")
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from journal_agent import api  # noqa: E402
 from journal_agent.mcp_server import server  # noqa: E402
 
 from .conftest import snapshot  # noqa: E402
@@ -95,6 +96,10 @@ def test_pages_search_and_lint_suggestions(logseq_vault: Path) -> None:
     app = server(logseq_vault, "claude")
     found = call(app, "pages", {"search": "atlas"}).structured_content["pages"]
     assert [p["title"] for p in found][:1] == ["Atlas Migration"]
+    listed = call(app, "pages", {"limit": 3}).structured_content["pages"]
+    every = api.pages(vault=logseq_vault).pages
+    assert [p["title"] for p in listed] == [p.title for p in every][:3] and len(every) > 3
+    assert len(call(app, "pages", {}).structured_content["pages"]) == min(20, len(every))
     problems = call(app, "lint", {"bullets": ["see [[Atlas Migratoin]]"]})
     (problem,) = problems.structured_content["problems"]
     assert problem["kind"] == "unknown-page" and "Atlas Migration" in problem["suggestions"]
