@@ -37,7 +37,7 @@ from .vault import PageFile, Vault
 #: the files are read faster than the whole cached index is loaded (`index.FEW_FILES`).
 MEMO_MIN = 64
 #: The topics kept at most, per vault: those written last.
-MEMO_TOPICS = 16
+MEMO_TOPICS = 8
 #: The shape of what is kept: another version's is not read.
 MEMO_FORMAT = 1
 #: What is kept of a file: its stat, the names its blocks landed on the topic by, and its
