@@ -38,7 +38,7 @@ from .vault import PageFile, Vault
 MEMO_MIN = 64
 #: The topics kept at most, per vault: those written last.
 MEMO_TOPICS = 8
-#: The shape of what is kept: another version's is not read.
+#: The shape of what is kept: another's is not read.
 MEMO_FORMAT = 1
 #: What is kept of a file: its stat, the names its blocks landed on the topic by, and its
 #: backlinks (`Backlink` fields).
@@ -126,14 +126,16 @@ class Memo:
     def __init__(self, vault: Vault, summary: Summary, i: int) -> None:
         who = f"{summary.paths[i]}\0{summary.titles[i]}".encode("utf-8", "surrogateescape")
         self.path = f"{summary_path(vault)}.hot-{blake2b(who, digest_size=8).hexdigest()}"
+        # of the settings and the version too (a page's title may follow from a file-name format)
+        self.made_by = (MEMO_FORMAT, summary.guard.get("fingerprint"))
         self.kept: dict[str, Kept] = {}
         try:
             with open(self.path, "rb") as f:
-                kept = marshal.loads(f.read())
+                made_by, kept = marshal.loads(f.read())
         except (OSError, EOFError, ValueError, TypeError):
-            return
-        if type(kept) is tuple and len(kept) == 2 and kept[0] == MEMO_FORMAT:
-            self.kept = kept[1]  # else another version's: written anew
+            return  # none, or not ours: written anew
+        if made_by == self.made_by and type(kept) is dict:
+            self.kept = kept
 
     def take(
         self, file: PageFile, count: int, landing: Callable[[str, set[str]], set[str]]
@@ -161,7 +163,7 @@ class Memo:
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
-        write_atomic(Path(self.path), marshal.dumps((MEMO_FORMAT, kept)))
+        write_atomic(Path(self.path), marshal.dumps((self.made_by, kept)))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
         try:
             others = [e for e in os.scandir(folder) if e.name.startswith(prefix)]

@@ -239,7 +239,9 @@ def test_a_kept_backlink_whose_name_lands_elsewhere_now_is_read_again(
     assert found == api.timeline("X", vault=root, use_cache=False).to_json()
 
 
-@pytest.mark.parametrize("damage", [b"", b"\x00garbage", "another format", "a wrong shape"])
+@pytest.mark.parametrize(
+    "damage", [b"", b"\x00garbage", "another format", "a wrong shape", "not a dict"]
+)
 def test_damaged_kept_backlinks_are_read_again(
     logseq_vault: Path, memo_all: None, damage: Any
 ) -> None:
@@ -255,15 +257,37 @@ def test_damaged_kept_backlinks_are_read_again(
     kept = list(Path(summary_path(open_vault(logseq_vault))).parent.glob("*.hot-*"))
     assert kept
     for path in kept:
+        made_by, found = marshal.loads(path.read_bytes())
         if damage == "another format":
-            data = marshal.dumps((backlinks.MEMO_FORMAT + 1, marshal.loads(path.read_bytes())[1]))
+            data = marshal.dumps(((backlinks.MEMO_FORMAT + 1, made_by[1]), found))
         elif damage == "a wrong shape":
-            found = marshal.loads(path.read_bytes())[1]
-            data = marshal.dumps((backlinks.MEMO_FORMAT, {rel: (1, 2) for rel in found}))
+            data = marshal.dumps((made_by, {rel: (1, 2) for rel in found}))
+        elif damage == "not a dict":
+            data = marshal.dumps((made_by, list(found)))
         else:
             data = damage
         path.write_bytes(data)
     assert timelines(logseq_vault, True) == before == timelines(logseq_vault, False)
+
+
+def test_kept_backlinks_follow_a_file_name_format_that_retitles_their_pages(
+    tmp_path: Path, memo_all: None
+) -> None:
+    """The settings alone rename the page a kept backlink stands on; no file changes."""
+    from .test_summary_patch import backdate_all
+
+    root = tmp_path / "v"
+    (root / "pages").mkdir(parents=True)
+    (root / "logseq").mkdir()
+    (root / "logseq" / "config.edn").write_text("{}")
+    (root / "pages" / "Work___Notes.md").write_text("- about [[X]]\n")
+    (root / "pages" / "X.md").write_text("- x\n")
+    backdate_all(root)
+    before = api.timeline("X", vault=root).to_json()["entries"][0]["page"]
+    (root / "logseq" / "config.edn").write_text("{:file/name-format :triple-lowbar}")
+    found = api.timeline("X", vault=root).to_json()
+    assert found["entries"][0]["page"] != before
+    assert found == api.timeline("X", vault=root, use_cache=False).to_json()
 
 
 def test_only_the_topics_written_last_are_kept(
