@@ -139,15 +139,29 @@ def test_the_event_comes_from_the_payload_when_omitted(
 
 
 @pytest.mark.parametrize("host", ["claude-code", "codex"])
-@pytest.mark.parametrize("why", [{"stop_hook_active": True}, {"agent_id": "sub-1"}])
-def test_subagents_and_active_stop_hooks_are_skipped(
-    host: str, why: dict[str, object], logseq_vault: Path, env: dict[str, str]
-) -> None:
+def test_subagents_are_skipped(host: str, logseq_vault: Path, env: dict[str, str]) -> None:
     bullet = f"{host} subagent note on [[Grafana]]"
-    call = payload(host, "turn", "s1", last_assistant_message=reply(bullet), **why)
+    call = payload(host, "turn", "s1", last_assistant_message=reply(bullet), agent_id="sub-1")
     done = hook(host, "Stop", call, env, logseq_vault)
     assert (done.returncode, done.stdout) == (0, "")
     assert count_on_page(logseq_vault, bullet) == 0 and pending_texts(logseq_vault, env) == []
+
+
+@pytest.mark.parametrize("host", ALL)
+def test_a_reply_after_another_hook_blocked_is_taken_once(
+    host: str, logseq_vault: Path, env: dict[str, str]
+) -> None:
+    """``stop_hook_active``: the host went on (another Stop hook blocked; Gemini retried) and
+    this is the new reply. Nothing is printed that could make the host go on again, and the
+    same reply taken twice is written once."""
+    bullet = f"{host} reply after a retry on [[Grafana]]"
+    message = {HOSTS[host]["message"]: reply(bullet), "stop_hook_active": True}
+    for _ in range(2):
+        done = hook(host, HOSTS[host]["turn"], payload(host, "turn", "s1", **message), env,
+                    logseq_vault)  # fmt: skip
+        assert done.returncode == 0
+        assert_quiet(host, done.stdout) if host != "gemini" else json.loads(done.stdout)
+    assert count_on_page(logseq_vault, bullet) == 1 and pending_texts(logseq_vault, env) == []
 
 
 @pytest.mark.parametrize("host", ALL)

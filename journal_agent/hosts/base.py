@@ -94,12 +94,12 @@ class Host(ABC):
         )
 
     def skip(self, spec: EventSpec, payload: dict[str, Any]) -> str | None:
-        """Why this call must do nothing: a subagent's turn is not the session's, and a Stop
-        hook already running is a continuation the host started because of a hook."""
+        """Why this call must do nothing: a subagent's turn is not the session's. A turn with
+        ``stop_hook_active`` is not skipped: its reply is a new one (the host went on because
+        another hook blocked, or retried), and this hook neither blocks nor prints context, so
+        it cannot loop; bullets taken twice are written once."""
         if spec.phase != "start" and payload.get("agent_id"):
             return "a subagent"
-        if spec.phase == "turn" and payload.get("stop_hook_active") is True:
-            return "a Stop hook is already active"
         return None
 
     @abstractmethod
