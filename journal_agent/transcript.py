@@ -18,8 +18,12 @@ line unless said otherwise:
   ``isSidechain`` (a subagent) are skipped;
 * Codex: ``{"type": "response_item", "payload": {"type": "message", "role": "assistant",
   "content": [{"type": "output_text", "text": …}]}, "timestamp": …}``;
-* Gemini CLI: one JSON document ``{"messages": [{"type": "gemini", "content": str | [{"text":
-  …}], "timestamp": …}]}``.
+* Gemini CLI: its session log (``session-*.jsonl``, since 0.39): a line of session metadata, then
+  a line per message, ``{"id": …, "timestamp": …, "type": "gemini", "content": str | [{"text":
+  …}]}`` (a message updated is written again whole: the last counts), ``{"$rewindTo": id}``
+  when the person rewinds (that message and every one after it are gone) and ``{"$set": {…}}``,
+  which may hold a snapshot of every message (``"messages"``); before 0.39, one JSON document
+  ``{"messages": [the same messages]}``.
 
 A long session's JSONL transcript runs to hundreds of megabytes, most of it tool output, and a
 hook has about a second: it is read from its end backwards (the newest replies are the ones no
@@ -55,6 +59,8 @@ _EDGE = 256  # how far before "journal" its fence is looked for, also across chu
 _OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _JOURNAL = re.compile(r"[ \t]*journal[ \t]*", re.IGNORECASE)  # the info string of a block
 _MARKER = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
+_GEMINI = ("gemini", "model")  # the types of a Gemini CLI model message
+_ID_SPAN = 256  # how far into a Gemini log line its kind stands (JSON.stringify: id first)
 
 
 class Message(NamedTuple):
@@ -171,17 +177,71 @@ def _gemini_document(fd: int, size: int, budget: int) -> Reading | None:
 
 
 def _scan(fd: int, size: int, path: str, newest_only: bool, budget: int, seconds: float) -> Reading:
-    """The assistant messages of a JSONL transcript (Claude Code, Codex), newest first read."""
+    """The assistant messages of a JSONL transcript, newest first read."""
     tail = _Tail(fd, size)
-    found: list[Message] = []
+    replies = _Replies()
     for line in tail.lines(budget, time.monotonic() + seconds):
-        message = _line(line) if _worth_parsing(line) else None
-        if message is not None:
-            found.append(message)
-            if newest_only:
-                return Reading(found)
-    found.reverse()
-    return Reading(found, tail.note(path, budget, seconds))
+        replies.add(line)
+        if newest_only and replies.found:
+            return Reading(replies.found)
+    replies.found.reverse()
+    return Reading(replies.found, tail.note(path, budget, seconds))
+
+
+class _Replies:
+    """The assistant messages of a JSONL transcript, its lines given newest first: those of
+    Claude Code and Codex, and Gemini CLI's session log, whose messages carry ids (the newest
+    line of an id counts) and may be rewound (`$rewindTo`: skipped back to the message it
+    names, that one included)."""
+
+    def __init__(self) -> None:
+        self.found: list[Message] = []
+        self.seen: set[str] = set()  # Gemini message ids met
+        self.until: str | None = None  # while rewound: the id of the message it went back to
+        self._its_line = b""  # how that message's line starts
+
+    def add(self, line: bytes) -> None:
+        start = line[:_ID_SPAN]
+        if self.until is not None and not start.startswith(b'{"$set"'):
+            if start.startswith(self._its_line):  # it, and every message after it, are gone
+                self.until = None
+            return
+        if start.startswith(b'{"$rewindTo"'):
+            obj = _loads(line)
+            target = obj.get("$rewindTo") if isinstance(obj, dict) else None
+            if isinstance(target, str):
+                self.until = target
+                self._its_line = f'{{"id":{json.dumps(target, ensure_ascii=False)},'.encode()
+            return
+        if not _worth_parsing(line):
+            return
+        obj = _loads(line)
+        if not isinstance(obj, dict):
+            return
+        snapshot = (
+            obj.get("$set", {}).get("messages") if isinstance(obj.get("$set"), dict) else None
+        )
+        for message in reversed(snapshot) if isinstance(snapshot, list) else [obj]:
+            self._message(message)
+
+    def _message(self, obj: Any) -> None:
+        if not isinstance(obj, dict):
+            return
+        if obj.get("type") not in _GEMINI:
+            found = _line(obj)  # Claude Code, Codex
+        else:
+            key = obj.get("id")
+            if self.until is not None:  # in a snapshot, rewound: up to the message it names
+                if key == self.until:
+                    self.until = None
+                return
+            if isinstance(key, str):
+                if key in self.seen:
+                    return  # an older copy of a message updated since
+                self.seen.add(key)
+            found = _gemini(obj)
+        if found is not None:
+            self.found.append(found)
 
 
 class _Tail:
@@ -279,9 +339,8 @@ def _loads(data: bytes) -> Any:
         return None
 
 
-def _line(line: bytes) -> Message | None:
+def _line(obj: Any) -> Message | None:
     """One JSONL line of a Claude Code or Codex transcript, if it is an assistant message."""
-    obj = _loads(line)
     if not isinstance(obj, dict) or obj.get("isMeta") or obj.get("toolUseResult"):
         return None
     if obj.get("isSidechain"):
@@ -299,7 +358,7 @@ def _line(line: bytes) -> Message | None:
 
 
 def _gemini(message: Any) -> Message | None:
-    if not isinstance(message, dict) or message.get("type") not in ("gemini", "model"):
+    if not isinstance(message, dict) or message.get("type") not in _GEMINI:
         return None
     text = _text(message.get("content"))
     return Message(text, _day(message.get("timestamp"))) if text else None

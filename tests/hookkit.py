@@ -171,7 +171,11 @@ def write_transcript(host: str, path: Path, replies: list[str]) -> Path:
             messages.append({"id": f"u{i}", "timestamp": now, "type": "user", "content": "go"})
             messages.append({"id": f"g{i}", "timestamp": now, "type": "gemini", "content": text})
         doc = {"sessionId": "s", "projectHash": "h", "startTime": now, "lastUpdated": now}
-        path.write_text(json.dumps({**doc, "messages": messages}), encoding="utf-8")
+        if path.suffix == ".jsonl":  # its session log since Gemini CLI 0.39
+            log = [doc, *messages, {"$set": {"lastUpdated": now}}]
+            path.write_text("".join(json.dumps(x) + "\n" for x in log), encoding="utf-8")
+        else:
+            path.write_text(json.dumps({**doc, "messages": messages}), encoding="utf-8")
         return path
     lines: list[dict[str, Any]] = []
     for text in replies:

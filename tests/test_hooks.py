@@ -95,13 +95,15 @@ def test_a_turns_bullets_land_in_the_order_of_its_journal_block(
     assert [line for line in page if line in bullets] == bullets
 
 
-@pytest.mark.parametrize("host", ALL)
+@pytest.mark.parametrize("host", [*ALL, "gemini-log"])
 @pytest.mark.parametrize("phase", ["compact", "end"])
 def test_compaction_and_end_take_every_reply_of_the_transcript(
     host: str, phase: str, logseq_vault: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
+    """Gemini CLI's transcript is one JSON document before 0.39, a JSONL log since."""
+    name = {"gemini": "chat.json", "gemini-log": "session-s.jsonl"}.get(host, "rollout.jsonl")
+    host = host.removesuffix("-log")
     first, second = f"{host} {phase} one on [[Grafana]]", f"{host} {phase} two on [[Flaky CI]]"
-    name = "chat.json" if host == "gemini" else "rollout.jsonl"
     transcript = write_transcript(host, tmp_path / name, [reply(first), "no block", reply(second)])
     call = payload(host, phase, "s1", transcript_path=str(transcript))
     done = hook(host, HOSTS[host][phase], call, env, logseq_vault)

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -301,6 +302,39 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
     )
     assert [journal_bullets(m.text) for m in read_transcript(gemini).messages] == [["g"]]
     assert read_transcript(tmp_path / "missing.jsonl").messages == []
+
+
+def test_a_gemini_session_log_counts_a_message_once_and_not_once_rewound(tmp_path: Path) -> None:
+    """Gemini CLI 0.39+ writes ``session-*.jsonl``: a metadata line, a line per message (one
+    updated is written again whole), ``$rewindTo`` (that message and the later ones are gone)
+    and ``$set`` lines, one of them a snapshot of every message."""
+
+    def said(key: str, bullet: str, kind: str = "gemini") -> dict[str, Any]:
+        text = f"done\n\n```journal\n- {bullet}\n```"
+        return {"id": key, "timestamp": "2026-11-24T12:00:00Z", "type": kind,
+                "content": [{"text": text}]}  # fmt: skip
+
+    lines: list[Any] = [
+        {"sessionId": "s", "projectHash": "h", "startTime": "2026-11-24T11:00:00Z"},
+        said("u1", "a user quoting a block", "user"),
+        said("g1", "first, old copy"),
+        {"$set": {"lastUpdated": "2026-11-24T12:00:01Z"}},
+        said("g1", "first"),  # updated: written again whole
+        said("g2", "rewound away"),
+        said("g3", "rewound away too"),
+        {"$rewindTo": "g2"},
+        said("g4", "after the rewind"),
+        {"$set": {"messages": [said("g0", "only in a snapshot"), said("g4", "after the rewind")]}},
+        said("g5", "newest"),
+    ]
+    log = tmp_path / "session-2026-11-24T11-00-abcd1234.jsonl"
+    log.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
+    found = [journal_bullets(m.text) for m in read_transcript(log).messages]
+    assert found == [["first"], ["only in a snapshot"], ["after the rewind"], ["newest"]]
+    assert read_transcript(log).messages[0].day == dt.date(2026, 11, 24)
+    assert [journal_bullets(m.text) for m in read_transcript(log, newest_only=True).messages] == [
+        ["newest"]
+    ]
 
 
 def test_a_transcript_is_read_from_its_end_skipping_huge_lines(
