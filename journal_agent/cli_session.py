@@ -210,6 +210,8 @@ def text_hook(result: dict[str, Any]) -> str:
     if "files" in result:
         return "\n".join([f"wrote {result['folder']}:"] + [f"  {f}" for f in result["files"]])
     settings = json.dumps(result["settings"], indent=2, ensure_ascii=False)
+    if "unreadable" in result:
+        return f"{result['unreadable']}\nthe hooks to add to it:\n{settings}"
     if not result["written"]:
         head = "already installed" if not result["changed"] else "would write"
         return f"{result['path']}: {head}\n{settings}" if result["changed"] else head

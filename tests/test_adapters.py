@@ -197,6 +197,13 @@ def test_install_refuses_a_file_it_cannot_read(tmp_path: Path) -> None:
     path.write_text('{"hooks": {}, // a comment\n}')
     done = run(["hook", "install", "claude-code"], env)
     assert done.returncode == 2 and "not valid JSON" in done.stderr
+    assert "--print shows them" in done.stderr
+    shown = run(["hook", "install", "claude-code", "--print"], env)  # what to add by hand
+    assert shown.returncode == 0 and "not valid JSON" in shown.stdout
+    hooks = json.loads(shown.stdout[shown.stdout.index("{") :])
+    assert hooks == host_named("claude-code").hooks_config()
+    data = json.loads(run(["hook", "install", "claude-code", "--print", "--json"], env).stdout)
+    assert "not valid JSON" in data["unreadable"] and data["written"] is False
     assert path.read_text() == '{"hooks": {}, // a comment\n}'
     assert list(path.parent.iterdir()) == [path]
 

@@ -33,9 +33,10 @@ class InstallResult(NamedTuple):
     changed: bool
     written: bool
     backup: str | None = None
+    unreadable: str | None = None  # with ``print_only``: why the file is not merged into
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "host": self.host,
             "path": self.path,
             "changed": self.changed,
@@ -43,6 +44,7 @@ class InstallResult(NamedTuple):
             "backup": self.backup,
             "settings": self.settings,
         }
+        return out if self.unreadable is None else {**out, "unreadable": self.unreadable}
 
 
 def install(
@@ -50,7 +52,13 @@ def install(
 ) -> InstallResult:
     """Merge ``host``'s hooks into the settings file at ``path`` (created if missing)."""
     target = path.expanduser().resolve()  # write through a link to its file
-    before = _read(target)
+    try:
+        before = _read(target)
+    except ConfigError as exc:
+        if not print_only:
+            raise
+        hooks = merge({}, host)  # what to add by hand
+        return InstallResult(host.name, str(path), hooks, True, False, unreadable=str(exc))
     try:
         after = merge(before if before is not None else {}, host)
     except ConfigError as exc:
@@ -112,7 +120,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     except (ValueError, RecursionError) as exc:
         raise ConfigError(
             f"{path}: not valid JSON ({exc}); journal-agent does not rewrite a file it cannot "
-            "read: add the hooks by hand (see --print)"
+            "read: add the hooks by hand (--print shows them)"
         ) from exc
     if not isinstance(parsed, dict):
         raise ConfigError(f"{path}: holds a JSON {type(parsed).__name__}, not an object")
