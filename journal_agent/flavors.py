@@ -35,6 +35,7 @@ from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .files import read_text
+from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
 from .outline import COMMA_PROPERTIES, Syntax
 from .ownconfig import OWN_CONFIG, OwnConfig
 
@@ -472,77 +473,16 @@ class ObsidianFlavor(Flavor):
 
     def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
         config = root / self.CONFIG_DIR
-        daily = _read_json(config / "daily-notes.json")
-        periodic = _periodic_daily(config)
-        if periodic is not None:
-            daily = periodic
-        app = _read_json(config / "app.json")
+        daily = daily_settings(config)
+        app = read_json(config / "app.json")
         return Settings(
-            journal_dir=safe_folder(_json_str(daily, "folder", ""), "daily notes folder"),
-            journal_file_format=_json_str(daily, "format", "") or "YYYY-MM-DD",
+            journal_dir=safe_folder(json_str(daily, "folder", ""), "daily notes folder"),
+            journal_file_format=json_str(daily, "format", "") or "YYYY-MM-DD",
             date_dialect="moment",
-            hidden=_json_strings(app, "userIgnoreFilters", config / "app.json"),
-            indent=_obsidian_indent(app, config / "app.json"),
-            template=_json_str(daily, "template", "") or None,
+            hidden=json_strings(app, "userIgnoreFilters", config / "app.json"),
+            indent=indent(app, config / "app.json"),
+            template=json_str(daily, "template", "") or None,
         )
-
-
-def _obsidian_indent(app: dict[str, Any], path: Path) -> str:
-    """One indentation level as Obsidian writes it: a tab, or ``tabSize`` spaces."""
-    use_tab = app.get("useTab", True)
-    if not isinstance(use_tab, bool):
-        raise ConfigError(f"{path}: useTab must be true or false, not {use_tab!r}")
-    size = app.get("tabSize", 4)
-    if type(size) is not int or not 1 <= size <= 16:
-        raise ConfigError(f"{path}: tabSize must be a whole number from 1 to 16, not {size!r}")
-    return "\t" if use_tab else " " * size
-
-
-def _json_strings(data: dict[str, Any], key: str, path: Path) -> tuple[str, ...]:
-    value = data.get(key) or []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{path}: {key} must be a list of strings, not {value!r}")
-    return tuple(value)
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    """A settings JSON file as a dict; missing means defaults, malformed is an error."""
-    text = read_text(path, "settings file", ConfigError)
-    if text is None or not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ConfigError(f"{path}: not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a JSON object, found {type(data).__name__}")
-    return data
-
-
-def _json_str(data: dict[str, Any], key: str, default: str) -> str:
-    value = data.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise ConfigError(f"daily notes setting {key!r} must be a string, not {value!r}")
-    return value.strip()
-
-
-def _periodic_daily(config: Path) -> dict[str, Any] | None:
-    """The Periodic Notes plugin's daily settings, when that plugin is enabled and owns dailies."""
-    try:
-        enabled = json.loads(
-            read_text(config / "community-plugins.json", "plugins", ConfigError) or ""
-        )
-    except (ConfigError, ValueError, RecursionError):
-        return None
-    if not isinstance(enabled, list) or "periodic-notes" not in enabled:
-        return None
-    data = _read_json(config / "plugins" / "periodic-notes" / "data.json")
-    daily = data.get("daily")
-    if isinstance(daily, dict) and daily.get("enabled"):
-        return daily
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
