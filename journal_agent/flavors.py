@@ -90,10 +90,11 @@ class Settings(NamedTuple):
     pages_dir: str | None = None  # Logseq: folder of non-journal pages
     file_name_format: str = "triple-lowbar"  # Logseq: "triple-lowbar" or "legacy"
     hidden: tuple[str, ...] = ()  # paths the outliner excludes
+    skipped: tuple[str, ...] = ()  # top-level folders the outliner shows no pages of (Logseq's)
     indent: str = "\t"  # one level of bullet indentation when a page has none to copy
     template: str | None = None  # daily-note template path (Obsidian) or template name (Logseq)
     comma_properties: frozenset[str] = COMMA_PROPERTIES
-    extensions: tuple[str, ...] = (".md", ".markdown")
+    extensions: tuple[str, ...] = (".md", ".markdown")  # page files' (any case)
     old_file_formats: tuple[str, ...] = ()  # earlier journal file patterns still to recognise
     new_page_extension: str = ".md"  # what a new journal page is written as (Logseq: Org or md)
     property_pages: bool = True  # Logseq: property keys are pages (:property-pages/enabled?)
@@ -178,6 +179,9 @@ class Flavor:
 # ---------------------------------------------------------------------------------------------
 # Logseq (file graph)
 
+#: Top-level folders of a Logseq graph that hold no pages (`Settings.skipped`): Logseq's own
+#: (backups, versions), its assets, drawings and whiteboards, and a Node.js project's packages.
+LOGSEQ_SKIPPED = ("assets", "draws", "logseq", "node_modules", "whiteboards")
 _RESERVED = re.compile(r'[:\\*?"<>|#]')
 _WINDOWS_RESERVED = re.compile(r"^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$", re.IGNORECASE)
 _URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -235,6 +239,7 @@ class LogseqFlavor(Flavor):
                 config, "file/name-format", "legacy", ("legacy", "triple-lowbar")
             ),
             hidden=_strings(config, "hidden"),
+            skipped=LOGSEQ_SKIPPED,
             indent=self.INDENTS[indent],
             template=_string(templates, "journals", "") or None,
             comma_properties=COMMA_PROPERTIES
@@ -455,7 +460,10 @@ def safe_folder(value: str, where: str) -> str:
 
 
 class ObsidianFlavor(Flavor):
-    """An Obsidian vault: a folder with ``.obsidian/``; daily notes per the daily-notes settings."""
+    """An Obsidian vault: a folder with ``.obsidian/``; daily notes per the daily-notes settings.
+    Its notes are the ``.md`` files (obsidian-help "Accepted file formats": ``md`` is the one
+    Markdown extension; a ``.markdown`` file is no note) outside dot-named folders, and outside
+    the excluded paths (``userIgnoreFilters``), in every folder: an ``assets/`` is Logseq's."""
 
     name = "obsidian"
     syntax = "wiki"
@@ -482,6 +490,7 @@ class ObsidianFlavor(Flavor):
             hidden=json_strings(app, "userIgnoreFilters", config / "app.json"),
             indent=indent(app, config / "app.json"),
             template=json_str(daily, "template", "") or None,
+            extensions=(".md",),
         )
 
 

@@ -225,7 +225,7 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
         return None
     if watched(summary):
         return summary
-    rules = (root, tuple(guard["extensions"]), tuple(guard["hidden"]))
+    rules = (root, tuple(guard["extensions"]), tuple(guard["hidden"]), tuple(guard["skipped"]))
     warnings: list[str] = []
     files = page_files(*rules, warnings)
     if seen is not None:

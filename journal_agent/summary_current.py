@@ -124,6 +124,7 @@ def _guard(vault: Vault, fingerprint: str, excluded: str, was: dict[str, Any]) -
         "exclude": excluded,
         "extensions": list(vault.settings.extensions),
         "hidden": list(vault.settings.hidden),
+        "skipped": list(vault.settings.skipped),
         "days": vault.own_config.days or DEFAULT_DAYS,
         "watch": was["watch"] if watch_holds(was.get("watch")) else _watch_guard(vault),
     }

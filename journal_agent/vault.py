@@ -159,12 +159,14 @@ class Vault:
         the paths that only compare stats (a tenth of a second at 100,000 files)."""
         settings = self.settings
         found = warnings if warnings is not None else []
-        return page_files(str(self.root), settings.extensions, settings.hidden, found)
+        rules = (settings.extensions, settings.hidden, settings.skipped)
+        return page_files(str(self.root), *rules, found)
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
         s = self.settings
-        return [f[0] for f in page_files(str(self.root), s.extensions, s.hidden, [], False)]
+        rules = (s.extensions, s.hidden, s.skipped)
+        return [f[0] for f in page_files(str(self.root), *rules, [], False)]
 
     def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
         """A page file's title and its day if it is a journal page. ``title``: the one its own

@@ -17,15 +17,14 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
-    Listing = tuple[tuple[str, tuple[str, ...], tuple[str, ...]], list[Stat], list[str]]
+    Rules = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+    Listing = tuple[Rules, list[Stat], list[str]]
 
-#: Folders no outliner shows as pages (Logseq's own folder holds backups and versions).
-SKIP_DIRS = frozenset({"node_modules", "logseq", "assets", "whiteboards", "draws"})
 DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 #: The listing the warm path (`quick`) made moments ago in this process, handed to the CLI it
-#: gives the query to (a changed vault): ((root, extensions, hidden), files, warnings).
+#: gives the query to (a changed vault): ((root, extensions, hidden, skipped), files, warnings).
 HANDED: Listing | None = None
 #: Files per block of `stamp`: a summary's side file keeps each block's digest, so a patch finds
 #: the changed files by comparing a hundred digests, not every file's stat (`sidecar`).
@@ -43,20 +42,23 @@ def page_files(
     root: str,
     extensions: tuple[str, ...],
     hidden: tuple[str, ...],
+    skipped: tuple[str, ...],
     warnings: list[str],
     stat: bool = True,
     links: list[str] | None = None,
 ) -> list[Stat]:
     """Page files below ``root`` in path order, as the fields of `vault.PageFile` (a plain tuple
-    is made a third faster), hidden (``hidden``: folder or file prefixes) and dot-named ones
-    skipped. Depth first: a loop, not recursion, over folders opened once each, every file
-    stat-ed relative to its folder, a large folder's by two processes (`_stat_split`): this
-    runs on every query over tens of thousands of files.
+    is made a third faster), named with one of ``extensions`` (any case); dot-named ones,
+    hidden ones (``hidden``: folder or file prefixes) and the top-level folders ``skipped``
+    (the flavor's: Logseq's own) skipped. Depth first: a loop, not recursion, over folders
+    opened once each, every file stat-ed relative to its folder, a large folder's by two
+    processes (`_stat_split`): this runs on every query over tens of thousands of files.
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
     twice through links is listed once. Without ``stat``, stat fields are 0. ``links``: gets
     the path of each link followed and each folder reached twice (`relisted` needs none)."""
     global HANDED
-    if HANDED is not None and stat and links is None and HANDED[0] == (root, extensions, hidden):
+    rules = (root, extensions, hidden, skipped)
+    if HANDED is not None and stat and links is None and HANDED[0] == rules:
         (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
         warnings.extend(said)
         return files
@@ -77,8 +79,8 @@ def page_files(
                     links.append(prefix)
                 continue
             seen.add((st.st_dev, st.st_ino))
-            rules = (extensions, hidden, links)
-            _folder(root, fd, folder, prefix, rules, stat, folders, found, warnings)
+            kept = (extensions, hidden, skipped, links)
+            _folder(root, fd, folder, prefix, kept, stat, folders, found, warnings)
         except OSError as exc:
             warnings.append(f"{prefix or '.'}: cannot list folder: {exc.strerror}")
         finally:
@@ -92,13 +94,13 @@ def _folder(
     fd: int,
     folder: str,
     prefix: str,
-    rules: tuple[tuple[str, ...], tuple[str, ...], list[str] | None],
+    rules: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], list[str] | None],
     stat: bool,
     folders: list[tuple[str, str]],
     found: list[Stat],
     warnings: list[str],
 ) -> None:
-    extensions, hidden, links = rules
+    extensions, hidden, skipped, links = rules
     add, plain = found.append, []  # plain: regular files, stat-ed after the folder is read
     with os.scandir(fd) as entries:
         for entry in entries:
@@ -115,7 +117,7 @@ def _folder(
                     if links is not None and entry.is_symlink():
                         links.append(prefix + name)  # inside the vault: followed
                     if entry.is_dir():
-                        if prefix or name not in SKIP_DIRS:
+                        if prefix or name not in skipped:
                             folders.append((f"{folder}/{name}", f"{prefix}{name}/"))
                     elif name.lower().endswith(extensions):
                         if not entry.is_file():  # a FIFO would hang a read; no device either
@@ -240,7 +242,9 @@ def is_hidden(rel: str, hidden: tuple[str, ...]) -> bool:
     return False
 
 
-def unlisted(rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...]) -> str | None:
+def unlisted(
+    rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...], skipped: tuple[str, ...]
+) -> str | None:
     """Why `page_files` skips the vault-relative path ``rel`` by its name alone (None: it lists
     a regular file there): the one statement of its rules for a single path, so that a file
     journal-agent writes is one its own queries read."""
@@ -250,7 +254,7 @@ def unlisted(rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...]) -> 
             return "an empty name in the path"
         if part[0] == ".":
             return f"{part!r} starts with a dot: hidden"
-    if len(parts) > 1 and parts[0] in SKIP_DIRS:
+    if len(parts) > 1 and parts[0] in skipped:
         return f"{parts[0]!r} is a top-level folder of no pages"
     if hidden and is_hidden(rel, hidden):
         entry = next(h for h in hidden if is_hidden(rel, (h,)))
@@ -264,6 +268,7 @@ def relisted(
     root: str,
     extensions: tuple[str, ...],
     hidden: tuple[str, ...],
+    skipped: tuple[str, ...],
     files: list[Stat],
     changed: Iterable[str],
 ) -> list[Stat] | None:
@@ -279,7 +284,7 @@ def relisted(
     moved = False
     for rel in sorted(set(changed)):
         try:
-            now = _page_stat(root, rel, extensions, hidden)
+            now = _page_stat(root, rel, (extensions, hidden, skipped))
         except _NotPlain:
             return None
         i = bisect_left(out, rel, key=itemgetter(0))
@@ -309,11 +314,12 @@ _FILE, _FOLDER, _LINK, _KIND = 0o100000, 0o040000, 0o120000, 0o170000
 
 
 def _page_stat(
-    root: str, rel: str, extensions: tuple[str, ...], hidden: tuple[str, ...]
+    root: str, rel: str, rules: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 ) -> Stat | None:
-    """What `page_files` lists of the file at ``rel``: its fields; None if it lists nothing
-    there (no page file, or one it skips); `_NotPlain` where only a full listing can tell."""
-    if unlisted(rel, extensions, hidden) is not None:
+    """What `page_files` lists of the file at ``rel`` (``rules``: its extensions, hidden and
+    skipped): its fields; None if it lists nothing there (no page file, or one it skips);
+    `_NotPlain` where only a full listing can tell."""
+    if unlisted(rel, *rules) is not None:
         return None
     parts = rel.split("/")
     path, last = root, len(parts) - 1

@@ -49,7 +49,7 @@ from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
 from .state import PageLock, StateDir
 from .vault import Vault
-from .walk import SKIP_DIRS, blocks, page_files, relisted
+from .walk import blocks, page_files, relisted
 from .watchbullets import Bullets
 from .watchstamp import DIRTY, LOCK_KEY, STAMP
 
@@ -70,12 +70,12 @@ RELIST = "\0relist"  # a folder came, went, moved or changed its permissions: li
 CHANGES = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
 
 
-def _listable(rel: str) -> bool:
+def _listable(rel: str, skipped: tuple[str, ...]) -> bool:
     """Whether the listing (`walk.page_files`) may hold ``rel`` or hold files below it: below no
-    dot-named folder (ours among them), nor Logseq's own or another it skips."""
+    dot-named folder (ours among them), nor a top-level one it skips (``skipped``: Logseq's)."""
     parts = rel.split("/")
     return not any(p.startswith(".") for p in parts) and not (
-        len(parts) > 1 and parts[0] in SKIP_DIRS
+        len(parts) > 1 and parts[0] in skipped
     )
 
 
@@ -128,7 +128,7 @@ class Watcher:
                 continue
             if rel in SETTINGS_FILES or rel.startswith(".obsidian/plugins/periodic-notes/"):
                 self._queue(SETTINGS)  # the vault is opened again before the next refresh
-            elif not _listable(rel):
+            elif not _listable(rel, self.vault.settings.skipped):
                 continue  # our own files, Logseq's, anything the listing skips
             elif event.is_directory:
                 if event.event_type != "modified":  # modified: a file in it, which says so
@@ -334,7 +334,8 @@ class Watcher:
         if self._listing is not None and self._plain:
             s = self.vault.settings
             root = str(self.vault.root)
-            files = relisted(root, s.extensions, s.hidden, self._listing[0], changed)
+            rules = (s.extensions, s.hidden, s.skipped)
+            files = relisted(root, *rules, self._listing[0], changed)
             if files is not None:
                 self._listing = (files, [])
                 return self._listing
@@ -347,7 +348,8 @@ class Watcher:
         s = self.vault.settings
         said: list[str] = []
         links: list[str] = []
-        files = page_files(str(self.vault.root), s.extensions, s.hidden, said, links=links)
+        rules = (s.extensions, s.hidden, s.skipped)
+        files = page_files(str(self.vault.root), *rules, said, links=links)
         self._listing = (files, said)
         self._plain = not said and not links and sys.platform == "linux"
         if self._plain:

@@ -196,7 +196,8 @@ def _check_listed(vault: Vault, page: JournalPage) -> None:
     works."""
     from .walk import unlisted
 
-    why = unlisted(page.path, vault.settings.extensions, vault.settings.hidden)
+    s = vault.settings
+    why = unlisted(page.path, s.extensions, s.hidden, s.skipped)
     if why is not None:
         raise ConfigError(
             f"{page.path}: the vault's settings put the journal page where its listing skips "

@@ -363,6 +363,7 @@ def test_a_changed_vault_is_listed_once(
     """When the warm path finds a change, the CLI it hands the query to uses its listing (made
     moments ago) instead of listing the vault again; nothing else ever sees that listing."""
     from journal_agent import walk
+    from journal_agent.flavors import LOGSEQ_SKIPPED
 
     settle(logseq_vault)
     asked = ["stale", "--json", "--as-of", AS_OF, "--vault", str(logseq_vault)]
@@ -375,7 +376,7 @@ def test_a_changed_vault_is_listed_once(
         real(root, fd, folder, *rest)
 
     monkeypatch.setattr(walk, "_folder", counting)
-    walk.page_files(str(logseq_vault.resolve()), (".md",), (), [])
+    walk.page_files(str(logseq_vault.resolve()), (".md",), (), LOGSEQ_SKIPPED, [])
     once = len(folders)
     page = journal(logseq_vault, "2026-11-20")
     page.write_text(page.read_text() + "- [[Brand New Thread]] went quiet\n")

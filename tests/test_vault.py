@@ -15,6 +15,7 @@ from journal_agent import (
     NotAVault,
     UnreadablePage,
     VaultNotFound,
+    lint,
     open_vault,
 )
 from journal_agent.index import load_index
@@ -207,6 +208,64 @@ def test_hidden_and_ignored_paths_are_not_pages(tmp_path: Path) -> None:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text("- x\n")
     assert [p.rel for p in open_vault(root).page_files()] == ["pages/kept.md"]
+
+
+#: Files a vault of each flavor might hold: Logseq's own folders among them, dot-named ones, a
+#: ``.markdown`` file.
+EVERY_KIND = [
+    "assets/House.md",
+    "draws/d.md",
+    "logseq/bak/x.md",
+    "node_modules/n.md",
+    "whiteboards/w.md",
+    ".trash/t.md",
+    "Notes/.hidden/h.md",
+    "Notes/a.md",
+    "Notes/b.markdown",
+    "Notes/assets/c.md",
+]
+
+
+@pytest.mark.parametrize(
+    ("marker", "listed"),
+    [
+        # Obsidian: every folder but dot-named ones; notes are .md files only
+        (
+            ".obsidian/app.json",
+            ["assets/House.md", "draws/d.md", "logseq/bak/x.md", "node_modules/n.md"]
+            + ["Notes/a.md", "Notes/assets/c.md", "whiteboards/w.md"],
+        ),
+        # plain Markdown: every folder but dot-named ones, .markdown files too
+        (
+            "journals/2026-11-29.md",
+            ["assets/House.md", "draws/d.md", "journals/2026-11-29.md", "logseq/bak/x.md"]
+            + ["node_modules/n.md", "Notes/a.md", "Notes/assets/c.md", "Notes/b.markdown"]
+            + ["whiteboards/w.md"],
+        ),
+        # Logseq: its own top-level folders hold no pages
+        (
+            "logseq/config.edn",
+            ["Notes/a.md", "Notes/assets/c.md", "Notes/b.markdown"],
+        ),
+    ],
+)
+def test_each_flavor_lists_the_files_its_outliner_shows(
+    tmp_path: Path, marker: str, listed: list[str]
+) -> None:
+    root = tmp_path / "v"
+    for rel in [marker, *EVERY_KIND]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("{}" if rel.startswith(("logseq/c", ".obs")) else "- x\n")
+    vault = open_vault(root)
+    assert [p.rel for p in vault.page_files()] == sorted(listed)
+    assert vault.page_paths() == sorted(listed)
+
+
+def test_obsidian_links_to_a_note_in_an_assets_folder(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "House.md").write_text("- the house\n")
+    assert lint(["see [[House]]"], vault=tmp_path).problems == []
 
 
 def test_symlink_out_of_the_vault_is_skipped(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from journal_agent.walk import BLOCK, blocks, page_files, relisted
 
 EXTENSIONS = (".md", ".org")
 HIDDEN = ("Private/",)
+SKIPPED = ("assets", "logseq")  # a Logseq graph's (`flavors.LOGSEQ_SKIPPED`)
 FOLDERS = ["", "pages/", "journals/", "pages/sub/", "pages/sub/deep/", "Private/", "assets/",
            "logseq/", "pages/.dot/", "pages/assets/", "new/", "new/deeper/"]  # fmt: skip
 NAMES = ["a.md", "B.MD", "c.org", "d.txt", ".e.md", "f g.md", "ü.md", "h.markdown"]
@@ -28,7 +29,7 @@ NAMES = ["a.md", "B.MD", "c.org", "d.txt", ".e.md", "f g.md", "ü.md", "h.markdo
 def listing(root: Path) -> tuple[list[walk.Stat], list[str], list[str]]:
     warnings: list[str] = []
     links: list[str] = []
-    files = page_files(str(root), EXTENSIONS, HIDDEN, warnings, links=links)
+    files = page_files(str(root), EXTENSIONS, HIDDEN, SKIPPED, warnings, links=links)
     return files, warnings, links
 
 
@@ -69,9 +70,11 @@ def test_unlisted_says_of_each_path_what_the_listing_does(tmp_path: Path) -> Non
             (root / folder / name).write_text("- x\n")
     every = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     listed = {f[0] for f in listing(root)[0]}
-    assert {rel for rel in every if walk.unlisted(rel, EXTENSIONS, HIDDEN) is None} == listed
+    assert {
+        rel for rel in every if walk.unlisted(rel, EXTENSIONS, HIDDEN, SKIPPED) is None
+    } == listed
     assert (
-        walk.unlisted("Private/a.md", EXTENSIONS, HIDDEN)
+        walk.unlisted("Private/a.md", EXTENSIONS, HIDDEN, SKIPPED)
         == "'Private/' is hidden by the vault's settings"
     )
 
@@ -90,7 +93,7 @@ def test_relisted_equals_a_full_listing_after_random_changes(tmp_path: Path, see
         changed: set[str] = set()
         for _ in range(rng.randrange(1, 4)):
             changed |= change(root, rng)
-        again = relisted(str(root), EXTENSIONS, HIDDEN, files, changed)
+        again = relisted(str(root), EXTENSIONS, HIDDEN, SKIPPED, files, changed)
         full, _, _ = listing(root)
         assert again == full
         assert again is not files
@@ -107,7 +110,7 @@ def test_relisted_digests_again_only_the_blocks_a_change_falls_in(tmp_path: Path
     files, _, _ = listing(root)
     digests = blocks(files)
     (root / "pages" / "p01500.md").write_text("- changed\n")
-    again = relisted(str(root), EXTENSIONS, HIDDEN, files, {"pages/p01500.md"})
+    again = relisted(str(root), EXTENSIONS, HIDDEN, SKIPPED, files, {"pages/p01500.md"})
     assert again is not None
     fresh = blocks(again)
     assert fresh == walk._digests(again)[0]
@@ -132,7 +135,7 @@ def test_relisted_leaves_what_is_not_plain_to_a_full_listing(tmp_path: Path, wha
     else:
         (root / "pages" / "d.md").mkdir()
         changed = {"pages/d.md"}
-    assert relisted(str(root), EXTENSIONS, HIDDEN, files, changed) is None
+    assert relisted(str(root), EXTENSIONS, HIDDEN, SKIPPED, files, changed) is None
     _, warnings, links = listing(root)
     assert warnings or links or what == "folder named like a page"
 
@@ -270,7 +273,7 @@ def interrupted(fd, prefix, names, *rest):
         raise KeyboardInterrupt
 walk._stat_here = interrupted  # this process's half; the child's is `_stat_numbers`
 try:
-    walk.page_files(sys.argv[1], (".md",), (), [])
+    walk.page_files(sys.argv[1], (".md",), (), (), [])
 except KeyboardInterrupt:
     try:
         os.waitpid(-1, os.WNOHANG)

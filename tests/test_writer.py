@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import json
 import os
 import random
 from pathlib import Path
@@ -394,6 +395,23 @@ def test_obsidian_new_daily_note_from_template(obsidian_vault: Path) -> None:
         "# 2026/11/2026-11-29\nSunday, November 29th 2026 · prev 2026/11/2026-11-28\n\n"
         "## Log\n- claude log\n    - Checked [[Atlas]]\n"
     )
+
+
+@pytest.mark.parametrize("fmt", ["YYYY-MM-DD", "YYYY/MM/YYYY-MM-DD"])
+def test_obsidian_daily_note_is_the_md_file_obsidian_opens(obsidian_vault: Path, fmt: str) -> None:
+    """Obsidian opens only ``.md`` files as notes: beside a ``.markdown`` file of the day, it
+    makes (and opens) the ``.md`` one, so that is where the bullets go."""
+    settings = {"folder": "Daily", "format": fmt}
+    (obsidian_vault / ".obsidian" / "daily-notes.json").write_text(json.dumps(settings))
+    day = DAY.strftime("%Y/%m/%Y-%m-%d" if "/" in fmt else "%Y-%m-%d")
+    other = obsidian_vault / f"Daily/{day}.markdown"
+    other.parent.mkdir(parents=True, exist_ok=True)
+    other.write_text("- a human note\n")
+    result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
+    assert result.path == f"Daily/{day}.md"
+    assert journal_agent.info(vault=obsidian_vault, date=DAY).journal_page == result.path
+    assert other.read_text() == "- a human note\n"
+    assert (obsidian_vault / result.path).read_text() == "- c log\n    - Checked [[Atlas]]\n"
 
 
 def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> None:
