@@ -97,8 +97,9 @@ class Vault:
         current = self.root / self.journal_rel(day)
         if current.is_file():
             return current
-        folder = current.parent
-        stems = {self.file_format.format(day)} | {f.format(day) for f in self._old_formats}
+        folder = current.parent  # the names below it: a format's last part, as in ``current``
+        names_of_day = [self.file_format.format(day), *(f.format(day) for f in self._old_formats)]
+        stems = {name.rsplit("/", 1)[-1] for name in names_of_day}
         try:
             names = sorted(os.listdir(folder))
         except OSError:

@@ -414,6 +414,19 @@ def test_obsidian_daily_note_is_the_md_file_obsidian_opens(obsidian_vault: Path,
     assert (obsidian_vault / result.path).read_text() == "- c log\n    - Checked [[Atlas]]\n"
 
 
+def test_a_journal_of_a_nested_format_is_found_whatever_the_case_of_its_extension(
+    tmp_path: Path,
+) -> None:
+    """An existing page of the day wins over making another, where the format makes folders."""
+    (tmp_path / ".journal-agent.toml").write_text('[journal]\nformat = "YYYY/MM/YYYY-MM-DD"\n')
+    page = tmp_path / "journals/2026/11/2026-11-29.MD"
+    page.parent.mkdir(parents=True)
+    page.write_text("- a human note\n")
+    result = journal_agent.append(["x"], vault=tmp_path, agent="c", date=DAY)
+    assert result.path == "journals/2026/11/2026-11-29.MD"
+    assert sorted(p.name for p in page.parent.iterdir()) == [page.name]
+
+
 def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> None:
     with pytest.raises(BulletsRefused, match=r"write \[\[Atlas\|Project Atlas\]\]"):
         journal_agent.append(["[[Project Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
