@@ -120,6 +120,10 @@ class Flavor:
     #: A page is a day's journal because its name reads as that day (Logseq), wherever its
     #: file is; else the journals are the daily-notes folder's files named by its format.
     journals_by_name: ClassVar[bool] = False
+    #: A file anywhere below the (configured, non-empty) journal folder named by the file
+    #: format's last part is that day's journal too (`vault.Vault.date_of`): Obsidian's daily
+    #: notes, filed in subfolders, or left flat after the format took folders.
+    journals_below: ClassVar[bool] = False
     #: The files and folders (relative to the vault) that `detect` and `read_settings` look
     #: at: the warm path (`quick`) trusts its cache only while their stats are unchanged.
     settings_files: ClassVar[tuple[str, ...]] = ()
@@ -467,6 +471,7 @@ class ObsidianFlavor(Flavor):
 
     name = "obsidian"
     syntax = "wiki"
+    journals_below = True  # obsidian-daily-notes-interface ``getAllDailyNotes``, as Calendar
     CONFIG_DIR = ".obsidian"
     settings_files = (
         CONFIG_DIR,

@@ -83,6 +83,19 @@ class Vault:
             if f != self.settings.journal_file_format
         ]
 
+    @cached_property
+    def _name_format(self) -> DateFormat | None:
+        """The file format's last part, where a file named by it anywhere below the journal
+        folder is that day's journal (`Flavor.journals_below`); None where none is, or where
+        that part alone names no day (``YYYY/MM/DD``'s ``DD``)."""
+        if not (self.flavor.journals_below and self.settings.journal_dir):
+            return None
+        try:
+            last = self.settings.journal_file_format.rsplit("/", 1)[-1]
+            return DateFormat(last, self.settings.date_dialect)
+        except BadDateFormat:
+            return None
+
     def journal_rel(self, day: dt.date) -> str:
         """The vault-relative path a new journal page for ``day`` gets."""
         name = self.file_format.format(day) + self.settings.new_page_extension
@@ -128,7 +141,14 @@ class Vault:
         return PurePosixPath(self.journal_rel(day)).stem
 
     def date_of(self, rel: str) -> dt.date | None:
-        """The day a vault-relative file is the journal of, or None if it is not a journal."""
+        """The day a vault-relative file is the journal of, or None if it is not a journal: a
+        file of the journal folder at the path the file format gives a day; in Obsidian one
+        anywhere below that folder named by the format's last part too, as the daily-notes
+        library that Calendar and Periodic Notes use reads them (obsidian-daily-notes-interface
+        ``getAllDailyNotes``: notes filed by year, or left flat after the format took folders).
+        Only below a configured folder: the library's default, the whole vault, would make a
+        journal of any note named by a date. Only for reading: a new page goes where
+        `journal_rel` says."""
         folder = self.settings.journal_dir
         if folder:
             if not rel.startswith(folder + "/"):
@@ -138,6 +158,8 @@ class Vault:
         day = self.file_format.parse(stem)
         if day is None and "/" not in stem:
             day = next((d for f in self._old_formats if (d := f.parse(stem))), None)
+        if day is None and self._name_format is not None:
+            day = self._name_format.parse(stem.rsplit("/", 1)[-1])
         return day
 
     def _check_journal_format(self) -> None:

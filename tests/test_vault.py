@@ -17,6 +17,8 @@ from journal_agent import (
     VaultNotFound,
     lint,
     open_vault,
+    stale,
+    topics,
 )
 from journal_agent.index import load_index
 
@@ -88,6 +90,63 @@ def test_obsidian_daily_notes_settings_with_subfolders() -> None:
     assert vault.date_of("Projects/Atlas.md") is None
     assert vault.settings.template == "Templates/Daily"
     assert vault.settings.indent == "    "  # app.json: useTab false, tabSize 4
+
+
+def obsidian(root: Path, daily: dict[str, str]) -> Path:
+    (root / ".obsidian").mkdir(parents=True)
+    (root / ".obsidian" / "daily-notes.json").write_text(json.dumps(daily))
+    return root
+
+
+@pytest.mark.parametrize(
+    ("daily", "days"),
+    [
+        # notes filed by year, and one of a subfolder whose name is no date
+        (
+            {"folder": "Daily", "format": "YYYY-MM-DD"},
+            {"Daily/2025/2025-12-01.md": "2025-12-01", "Daily/2025/old/2025-01-02.md": "2025-01-02"}
+            | {"Daily/2026-11-29.md": "2026-11-29", "Daily/2025/notes.md": None},
+        ),
+        # flat notes left after the format took folders
+        (
+            {"folder": "Daily", "format": "YYYY/MM/YYYY-MM-DD"},
+            {"Daily/2026-11-25.md": "2026-11-25", "Daily/2026/11/2026-11-29.md": "2026-11-29"}
+            | {"Daily/2026/2026-11-28.md": "2026-11-28", "Projects/2026-11-25.md": None},
+        ),
+        # the format's last part names no day by itself: only the whole path does
+        (
+            {"folder": "Daily", "format": "YYYY/MM/DD"},
+            {"Daily/2026/11/29.md": "2026-11-29", "Daily/x/29.md": None},
+        ),
+        # no folder: the whole vault, where a note named by a date in a folder is no journal
+        (
+            {"format": "YYYY-MM-DD"},
+            {"2026-11-29.md": "2026-11-29", "Meetings/2026-11-29.md": None},
+        ),
+    ],
+)
+def test_obsidian_daily_notes_anywhere_below_the_folder(
+    tmp_path: Path, daily: dict[str, str], days: dict[str, str | None]
+) -> None:
+    """As obsidian-daily-notes-interface (Calendar, Periodic Notes) reads them: a note anywhere
+    below the daily folder named by the format's last part is that day's; today's note is still
+    made where the format says."""
+    vault = open_vault(obsidian(tmp_path, daily))
+    for rel, day in days.items():
+        assert vault.date_of(rel) == (dt.date.fromisoformat(day) if day else None), rel
+    folder = daily.get("folder", "")
+    assert vault.journal_rel(NOV29).startswith(f"{folder}/" if folder else "2026-11-29")
+    assert vault.journal_rel(NOV29).endswith("29.md")
+
+
+def test_obsidian_daily_notes_filed_by_year_are_journals(tmp_path: Path) -> None:
+    root = obsidian(tmp_path, {"folder": "Daily"})
+    (root / "Topic.md").write_text("a topic\n")
+    (root / "Daily" / "2025").mkdir(parents=True)
+    (root / "Daily" / "2025" / "2025-12-01.md").write_text("- archived [[Topic]]\n")
+    found = {t.page.title: t.status for t in topics(vault=root, as_of="2025-12-05").topics}
+    assert found == {"Topic": "active"}
+    assert [t.page.title for t in stale(vault=root, as_of="2026-01-30").topics] == ["Topic"]
 
 
 def test_obsidian_periodic_notes_plugin_overrides_daily_notes(tmp_path: Path) -> None:
