@@ -61,7 +61,8 @@ def daily_settings(config: Path) -> dict[str, Any]:
 
 
 def _periodic_daily(config: Path) -> dict[str, Any] | None:
-    """The Periodic Notes plugin's daily settings, when that plugin is enabled and owns dailies."""
+    """The Periodic Notes plugin's daily settings, when that plugin is enabled and owns dailies
+    (as `daily-notes.json`'s keys)."""
     try:
         enabled = json.loads(
             read_text(config / "community-plugins.json", "plugins", ConfigError) or ""
@@ -71,7 +72,27 @@ def _periodic_daily(config: Path) -> dict[str, Any] | None:
     if not isinstance(enabled, list) or "periodic-notes" not in enabled:
         return None
     data = read_json(config / "plugins" / "periodic-notes" / "data.json")
+    sets = data.get("calendarSets")
+    if isinstance(sets, list) and sets:
+        return _calendar_set_daily(sets, data.get("activeCalendarSet"))
     daily = data.get("daily")
     if isinstance(daily, dict) and daily.get("enabled"):
         return daily
     return None
+
+
+def _calendar_set_daily(sets: list[Any], active: object) -> dict[str, Any] | None:
+    """The daily settings of the active calendar set, the shape of Periodic Notes 1.0
+    (liamcain/obsidian-periodic-notes ``CalendarSetManager``: ``calendarSets`` and
+    ``activeCalendarSet``, each set's ``day`` holding ``enabled``, ``folder``, ``format`` and
+    ``templatePath``; its ``daily`` settings of 0.x are moved into a set once there is one).
+    None where no set is active or its days are off: the core plugin's settings hold then."""
+    found = next((s for s in sets if isinstance(s, dict) and s.get("id") == active), None)
+    day = found.get("day") if found is not None else None
+    if not isinstance(day, dict) or not day.get("enabled"):
+        return None
+    return {k: day.get(key) for k, key in _CALENDAR_SET_KEYS.items()}
+
+
+#: `daily-notes.json`'s keys, and a calendar set's ``day`` key for each.
+_CALENDAR_SET_KEYS = {"folder": "folder", "format": "format", "template": "templatePath"}

@@ -169,6 +169,45 @@ def test_obsidian_periodic_notes_plugin_overrides_daily_notes(tmp_path: Path) ->
     assert open_vault(tmp_path).journal_rel(NOV29) == "Journal/29-11-2026.md"
 
 
+def periodic_notes(root: Path, data: dict[str, object]) -> Path:
+    config = root / ".obsidian"
+    (config / "plugins" / "periodic-notes").mkdir(parents=True)
+    (config / "daily-notes.json").write_text('{"folder": "Daily"}')
+    (config / "community-plugins.json").write_text('["periodic-notes"]')
+    (config / "plugins" / "periodic-notes" / "data.json").write_text(json.dumps(data))
+    return root
+
+
+def calendar_set(name: str, enabled: bool, folder: str) -> dict[str, object]:
+    day = {"enabled": enabled, "folder": folder, "format": "YYYY/YYYY-MM-DD"}
+    return {"id": name, "ctime": "2026-01-01T00:00:00Z", "day": day | {"templatePath": "T/Day"}}
+
+
+@pytest.mark.parametrize(
+    ("sets", "active", "rel"),
+    [
+        ([calendar_set("Default", True, "Journal")], "Default", "Journal/2026/2026-11-29.md"),
+        (
+            [calendar_set("Work", True, "Work"), calendar_set("Home", True, "Home/Days")],
+            "Home",
+            "Home/Days/2026/2026-11-29.md",
+        ),
+        # the active set's days are off, or no set is active: the core plugin makes them
+        ([calendar_set("Default", False, "Journal")], "Default", "Daily/2026-11-29.md"),
+        ([calendar_set("Default", True, "Journal")], "Gone", "Daily/2026-11-29.md"),
+    ],
+)
+def test_obsidian_periodic_notes_calendar_sets(
+    tmp_path: Path, sets: list[dict[str, object]], active: str, rel: str
+) -> None:
+    """Periodic Notes 1.0 keeps its settings in calendar sets, the active one in force."""
+    data: dict[str, object] = {"calendarSets": sets, "activeCalendarSet": active}
+    data["daily"] = {"enabled": True, "folder": "Old", "format": "YYYY"}  # 0.x, moved into a set
+    vault = open_vault(periodic_notes(tmp_path, data))
+    assert vault.journal_rel(NOV29) == rel
+    assert vault.settings.template == ("T/Day" if rel.endswith("2026/2026-11-29.md") else None)
+
+
 def test_obsidian_defaults_without_settings(tmp_path: Path) -> None:
     (tmp_path / ".obsidian").mkdir()
     assert open_vault(tmp_path).journal_rel(NOV29) == "2026-11-29.md"
