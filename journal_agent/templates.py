@@ -9,10 +9,12 @@ template would never be applied (the file already exists). So:
   formatted file name), ``{{time}}`` (now, ``HH:mm``), ``{{date:FORMAT}}`` / ``{{time:FORMAT}}``
   (the note's day at the current time, any moment tokens, week tokens included) with an optional
   offset such as ``{{date+1d:YYYY-MM-DD}}`` (units as moment's ``add``: y q M w d h m s),
-  ``{{yesterday}}`` and ``{{tomorrow}}``. The template must be a file inside the vault (Obsidian
-  picks it from the vault); one outside it, or unreadable, gives an empty note and a warning, as
-  Obsidian creates an empty note when its template cannot be read. A variable that cannot be
-  rendered stays as written.
+  ``{{yesterday}}`` and ``{{tomorrow}}``. The template is the note a link to its setting opens
+  from the vault root (``getFirstLinkpathDest``: the path, else the note of that name or path
+  ending, so a bare ``Daily template`` finds ``Templates/Daily template.md``). It must be inside
+  the vault (Obsidian picks it from the vault); one outside it, missing or unreadable gives an
+  empty note and a warning, as Obsidian creates an empty note when its template cannot be read.
+  A variable that cannot be rendered stays as written.
 * Logseq: the block named by ``:default-templates {:journals "NAME"}`` (a block with
   ``template:: NAME``): its children, or itself too with ``template-including-parent:: true``,
   with ``<% today %>``, ``<% yesterday %>``, ``<% tomorrow %>``, ``<% current page %>`` and
@@ -23,6 +25,7 @@ template would never be applied (the file already exists). So:
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Callable
 
@@ -64,13 +67,31 @@ def _template_rel(rel: str) -> str:
     return rel if rel.lower().endswith(".md") else rel + ".md"
 
 
+def _template_file(vault: Vault, rel: str) -> str:
+    """The Obsidian template's file, relative to the vault: at the path its setting names, else
+    the note a link to it opens from the vault root, as the daily-notes library finds it
+    (``getFirstLinkpathDest(template, "")``, by `wiki_pages`' rules); every note counts, those
+    of excluded folders too (links reach them)."""
+    exact = _template_rel(rel)
+    if os.path.lexists(vault.root / exact):
+        return exact
+    from .registry import Page
+    from .walk import page_files
+    from .wiki_pages import WikiPages
+
+    notes = page_files(str(vault.root), (".md",), (), (), [], stat=False)
+    pages = [Page(n[0].rsplit("/", 1)[-1][:-3], n[0]) for n in notes]
+    found = WikiPages(pages, vault.flavor).resolve(rel, "")
+    return found.path if found is not None and found.path else exact
+
+
 def _read_template(vault: Vault, warnings: list[str]) -> str | None:
     """The Obsidian template's text, if it is a readable text file inside the vault."""
     rel = vault.settings.template or ""
-    path = vault.root / _template_rel(rel)
     if rel.startswith(("/", "\\")) or ".." in rel.replace("\\", "/").split("/"):
         warnings.append(f"daily-note template {rel!r} is outside the vault: the page starts empty")
         return None
+    path = vault.root / _template_file(vault, rel)
     if not inside(path, vault.root):
         warnings.append(
             f"daily-note template {rel!r} links outside the vault: the page starts empty"
@@ -78,7 +99,10 @@ def _read_template(vault: Vault, warnings: list[str]) -> str | None:
         return None
     try:
         data = read_file(path, "daily-note template", limit=MAX_SETTINGS_BYTES)
-        return None if data is None else data.decode("utf-8")
+        if data is None:
+            warnings.append(f"daily-note template {rel!r} not found: the page starts empty")
+            return None
+        return data.decode("utf-8")
     except (JournalAgentError, UnicodeDecodeError) as exc:
         warnings.append(
             f"daily-note template {rel!r} cannot be used ({exc}): the page starts empty"

@@ -427,6 +427,29 @@ def test_a_journal_of_a_nested_format_is_found_whatever_the_case_of_its_extensio
     assert sorted(p.name for p in page.parent.iterdir()) == [page.name]
 
 
+@pytest.mark.parametrize(
+    "setting", ["Daily template", "daily TEMPLATE.md", "Templates/Daily template"]
+)
+def test_obsidian_template_named_as_a_link_names_it(obsidian_vault: Path, setting: str) -> None:
+    """Obsidian finds the template as a link from the vault root finds a note: a bare file name
+    finds it in any folder, the shortest path first."""
+    daily = {"folder": "Daily", "template": setting}
+    (obsidian_vault / ".obsidian" / "daily-notes.json").write_text(json.dumps(daily))
+    (obsidian_vault / "Templates" / "Daily template.md").write_text("## Log {{date}}\n")
+    (obsidian_vault / "Projects" / "Old").mkdir()
+    (obsidian_vault / "Projects" / "Old" / "Daily template.md").write_text("## Old\n")
+    result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
+    assert (obsidian_vault / result.path).read_text().startswith("## Log 2026-11-29\n- c log\n")
+    assert result.warnings == []
+
+
+def test_obsidian_template_not_found_says_so(obsidian_vault: Path) -> None:
+    (obsidian_vault / ".obsidian" / "daily-notes.json").write_text('{"template": "Nowhere"}')
+    result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
+    assert (obsidian_vault / result.path).read_text() == "- c log\n    - Checked [[Atlas]]\n"
+    assert result.warnings == ["daily-note template 'Nowhere' not found: the page starts empty"]
+
+
 def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> None:
     with pytest.raises(BulletsRefused, match=r"write \[\[Atlas\|Project Atlas\]\]"):
         journal_agent.append(["[[Project Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
