@@ -157,8 +157,12 @@ class Flavor:
         raise NotImplementedError
 
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
-        """A page's aliases from its properties (YAML ``aliases:``, a list or a string)."""
-        value = props.get("aliases", props.get("alias"))
+        """A page's aliases from its properties (YAML ``aliases:``, or the older ``alias:``; a
+        list or a string). The key in any case: Obsidian's ``parseFrontMatterAliases`` matches
+        ``/^alias(es)?$/i`` (its reimplementations; tag-wrangler writes ``Aliases:``)."""
+        keys = {k.lower(): k for k in reversed(props) if k.lower() in ("aliases", "alias")}
+        key = keys.get("aliases", keys.get("alias"))  # the first written of a case
+        value = None if key is None else props[key]
         if isinstance(value, str):
             return [a.strip() for a in value.split(",") if a.strip()]
         if isinstance(value, list):

@@ -158,6 +158,25 @@ def test_a_bare_alias_links_nothing_but_a_query_finds_its_note(
         status("Topi", vault=root, as_of=AS_OF)
 
 
+@pytest.mark.parametrize(
+    ("front", "aliases"),
+    [
+        ("Aliases: [T, The Topic]", ["T", "The Topic"]),
+        ("ALIAS: T", ["T"]),
+        ("Alias: Old\naliases:\n  - T", ["T"]),  # aliases over the older alias
+        ("aliases: [T]\nAliases: [U]", ["T"]),  # two cases of one key: the first
+    ],
+)
+def test_the_aliases_key_in_any_case(tmp_path: Path, front: str, aliases: list[str]) -> None:
+    """Obsidian reads ``aliases`` and the older ``alias`` in any case (``parseFrontMatterAliases``
+    matches ``/^alias(es)?$/i``): a note written ``Aliases:`` (as tag-wrangler does) has them."""
+    root = copy_vault(RULES / "aliases", tmp_path)
+    (root / "Topic.md").write_text(f"---\n{front}\n---\nThe topic.\n")
+    found = {p.path: p.aliases for p in pages(vault=root).pages}
+    assert found["Topic.md"] == aliases
+    assert status(aliases[0], vault=root, as_of=AS_OF).page.path == "Topic.md"
+
+
 def test_resolution_is_the_linking_bullet_itself() -> None:
     """A checked box resolves the note it links, not the note its parent bullet links."""
     root = RULES / "links_not_ancestors"
