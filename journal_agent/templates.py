@@ -114,28 +114,32 @@ def _obsidian(vault: Vault, day: dt.date, warnings: list[str]) -> str:
     text = _read_template(vault, warnings)
     if text is None:
         return ""  # Obsidian, too, creates an empty note when the template cannot be read
-    name = vault.file_format.format(day)
+    # the names as the format writes them: ``YYYY-MM-DD[.md]``'s ``2026-11-29.md`` (its file is
+    # no ``….md.md``: `vault.Vault.file_format` leaves the extension out)
+    names = DateFormat(vault.settings.journal_file_format, vault.settings.date_dialect)
+    name = names.format(day)
     now = dt.datetime.now().strftime("%H:%M")
     text = re.sub(r"{{\s*date\s*}}", name, text, flags=re.IGNORECASE)
     text = re.sub(r"{{\s*time\s*}}", now, text, flags=re.IGNORECASE)
     text = re.sub(r"{{\s*title\s*}}", name, text, flags=re.IGNORECASE)
-    text = _OBSIDIAN_VAR.sub(lambda m: _obsidian_var(m, vault, day), text)
+    text = _OBSIDIAN_VAR.sub(lambda m: _obsidian_var(m, names, day), text)
     text = re.sub(
         r"{{\s*yesterday\s*}}",
-        vault.file_format.format(day - dt.timedelta(1)),
+        names.format(day - dt.timedelta(1)),
         text,
         flags=re.IGNORECASE,
     )
     return re.sub(
         r"{{\s*tomorrow\s*}}",
-        vault.file_format.format(day + dt.timedelta(1)),
+        names.format(day + dt.timedelta(1)),
         text,
         flags=re.IGNORECASE,
     )
 
 
-def _obsidian_var(m: re.Match[str], vault: Vault, day: dt.date) -> str:
-    """``{{date...}}`` / ``{{time...}}``: the note's day at the current time, maybe offset."""
+def _obsidian_var(m: re.Match[str], names: DateFormat, day: dt.date) -> str:
+    """``{{date...}}`` / ``{{time...}}``: the note's day at the current time, maybe offset
+    (``names``: the daily-note format, for a variable without its own)."""
     now = dt.datetime.now()
     when = dt.datetime.combine(day, now.time().replace(microsecond=0))
     try:
@@ -143,7 +147,7 @@ def _obsidian_var(m: re.Match[str], vault: Vault, day: dt.date) -> str:
             when = _shift(when, int(m.group(2)), m.group(3))
         if m.group(4):
             return DateFormat(m.group(4)[1:].strip(), "moment", names_a_day=False).format(when)
-        return vault.file_format.format(when)
+        return names.format(when)
     except (BadDateFormat, OverflowError, ValueError):
         # a token that cannot be rendered here, or an offset past the years Python's dates
         # hold (1 to 9999): leave the variable as written

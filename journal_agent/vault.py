@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import stat
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -55,7 +56,8 @@ class Vault:
         self.settings = settings
         self.own_config = own_config or OwnConfig()  # the vault's .journal-agent.toml
         _check_escape(settings.journal_file_format)  # before its letters are read as tokens
-        self.file_format = DateFormat(settings.journal_file_format, settings.date_dialect)
+        pattern = _without_page_extension(settings)
+        self.file_format = DateFormat(pattern, settings.date_dialect)
         self._check_journal_format()
 
     def __repr__(self) -> str:
@@ -91,7 +93,7 @@ class Vault:
         if not (self.flavor.journals_below and self.settings.journal_dir):
             return None
         try:
-            last = self.settings.journal_file_format.rsplit("/", 1)[-1]
+            last = self.file_format.pattern.rsplit("/", 1)[-1]
             return DateFormat(last, self.settings.date_dialect)
         except BadDateFormat:
             return None
@@ -303,6 +305,22 @@ def _check_escape(pattern: str) -> None:
         raise BadDateFormat(
             f"journal file format {pattern!r} would put journal files outside the vault"
         )
+
+
+#: A moment pattern's last literal (``[...]``).
+_LAST_LITERAL = re.compile(r"\[([^\[\]]*)\]\Z")
+
+
+def _without_page_extension(settings: Settings) -> str:
+    """The journal file format without the page extension its last literal may end with
+    (``YYYY-MM-DD[.md]``): Obsidian's daily notes add ``.md`` only to a name without it
+    (obsidian-daily-notes-interface ``getNotePath``), so the note is ``2026-11-29.md``."""
+    pattern, ext = settings.journal_file_format, settings.new_page_extension
+    m = _LAST_LITERAL.search(pattern)
+    if settings.date_dialect != "moment" or m is None or not m.group(1).endswith(ext):
+        return pattern
+    literal = m.group(1).removesuffix(ext)
+    return pattern[: m.start()] + (f"[{literal}]" if literal else "")
 
 
 def _check_inside(rel: str, pattern: str) -> None:

@@ -169,6 +169,24 @@ def test_obsidian_periodic_notes_plugin_overrides_daily_notes(tmp_path: Path) ->
     assert open_vault(tmp_path).journal_rel(NOV29) == "Journal/29-11-2026.md"
 
 
+@pytest.mark.parametrize(
+    ("fmt", "rel"),
+    [
+        ("YYYY-MM-DD[.md]", "Daily/2026-11-29.md"),
+        ("YYYY/YYYY-MM-DD[ log.md]", "Daily/2026/2026-11-29 log.md"),
+        ("YYYY-MM-DD[.MD]", "Daily/2026-11-29.MD.md"),  # Obsidian's check is for ".md"
+    ],
+)
+def test_obsidian_format_ending_in_md_gives_one_extension(
+    tmp_path: Path, fmt: str, rel: str
+) -> None:
+    """obsidian-daily-notes-interface adds ``.md`` only to a name without it (``getNotePath``)."""
+    vault = open_vault(obsidian(tmp_path, {"folder": "Daily", "format": fmt}))
+    assert vault.journal_rel(NOV29) == rel
+    assert vault.date_of(rel) == NOV29
+    assert vault.journal_title(NOV29) == PurePosixPath(rel).stem
+
+
 def periodic_notes(root: Path, data: dict[str, object]) -> Path:
     config = root / ".obsidian"
     (config / "plugins" / "periodic-notes").mkdir(parents=True)

@@ -443,6 +443,16 @@ def test_obsidian_template_named_as_a_link_names_it(obsidian_vault: Path, settin
     assert result.warnings == []
 
 
+def test_obsidian_template_names_the_note_as_its_format_writes_it(obsidian_vault: Path) -> None:
+    daily = {"folder": "Daily", "format": "YYYY-MM-DD[.md]", "template": "Templates/Daily"}
+    (obsidian_vault / ".obsidian" / "daily-notes.json").write_text(json.dumps(daily))
+    (obsidian_vault / "Templates" / "Daily.md").write_text("# {{title}} after {{yesterday}}\n")
+    result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
+    assert result.path == "Daily/2026-11-29.md"
+    text = (obsidian_vault / result.path).read_text()
+    assert text.startswith("# 2026-11-29.md after 2026-11-28.md\n- c log\n")
+
+
 def test_obsidian_template_not_found_says_so(obsidian_vault: Path) -> None:
     (obsidian_vault / ".obsidian" / "daily-notes.json").write_text('{"template": "Nowhere"}')
     result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
