@@ -33,6 +33,7 @@ from .dates import DateFormat
 from .errors import BadDateFormat, JournalAgentError
 from .files import MAX_SETTINGS_BYTES, inside, read_file
 from .index import Index
+from .outline import decode
 from .scanner import Block, Outline
 from .vault import Vault
 
@@ -102,8 +103,8 @@ def _read_template(vault: Vault, warnings: list[str]) -> str | None:
         if data is None:
             warnings.append(f"daily-note template {rel!r} not found: the page starts empty")
             return None
-        return data.decode("utf-8")
-    except (JournalAgentError, UnicodeDecodeError) as exc:
+        return decode(data, "the file")[0]  # a binary file's NUL would be written
+    except JournalAgentError as exc:
         warnings.append(
             f"daily-note template {rel!r} cannot be used ({exc}): the page starts empty"
         )

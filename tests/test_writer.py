@@ -460,6 +460,16 @@ def test_obsidian_template_not_found_says_so(obsidian_vault: Path) -> None:
     assert result.warnings == ["daily-note template 'Nowhere' not found: the page starts empty"]
 
 
+@pytest.mark.parametrize("data", [b"# {{date}}\x00\n", b"# \xff{{date}}\n"])
+def test_obsidian_template_that_is_no_text_is_not_used(obsidian_vault: Path, data: bytes) -> None:
+    (obsidian_vault / "Daily.md").write_bytes(data)
+    (obsidian_vault / ".obsidian" / "daily-notes.json").write_text('{"template": "Daily"}')
+    result = journal_agent.append(["Checked [[Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
+    assert (obsidian_vault / result.path).read_bytes() == b"- c log\n    - Checked [[Atlas]]\n"
+    [warning] = result.warnings
+    assert warning.startswith("daily-note template 'Daily' cannot be used (the file: ")
+
+
 def test_obsidian_alias_link_must_name_the_real_page(obsidian_vault: Path) -> None:
     with pytest.raises(BulletsRefused, match=r"write \[\[Atlas\|Project Atlas\]\]"):
         journal_agent.append(["[[Project Atlas]]"], vault=obsidian_vault, agent="c", date=DAY)
