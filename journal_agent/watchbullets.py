@@ -276,8 +276,8 @@ class Bullets:
                 found.append(g.observed(g.kind, evidence=g.evidence))
             else:
                 waiting.append(g)
+        self._tell(found)  # before they stop waiting: an idle watcher has told what it saw
         self.pending, self.fresh = waiting, []
-        self._tell(found)
 
     def _tell(self, found: list[Observation]) -> None:
         """Record ``found`` in ``events.jsonl``, and report each."""
