@@ -116,6 +116,8 @@ def _mentions(
     lines: list[str] = []  # the page's lines, split on first need
     shown: list[frozenset[str] | set[str]] = []  # per block, what it or a shown ancestor names
     regrouped = outline.regrouped
+    if not inherit:  # Obsidian lists a property's link as a mention, whatever the body holds
+        out.extend(_property_links(outline, kinds, lines))
     for block in outline.blocks:
         own = [r.target for r in block.refs if r.kind in kinds]
         props = block.properties
@@ -155,8 +157,6 @@ def _link_lines(
     links a page (the block's first line shows as the block's text), none inherited.
     ``lines``: the page's lines, filled on first need."""
     refs = [r for r in block.refs if r.kind in kinds]
-    if block.kind == "preamble":
-        refs = [r for r in outline.page_refs if r.kind in kinds] + refs
     if not refs:
         return []
     resolution = is_resolution(block)
@@ -165,11 +165,27 @@ def _link_lines(
         if ref.line == block.line and block.text:
             text = block.text
         else:
-            if not lines:
-                lines.extend(outline.text.split("\n"))
-            text = lines[ref.line].strip()
+            text = _line_text(outline, ref.line, lines)
         out.append((ref.target, ref.line, resolution, text))
     return out
+
+
+def _property_links(outline: Outline, kinds: frozenset[str], lines: list[str]) -> list[Mention]:
+    """The links of the page's front matter, each a mention on its property's line (Obsidian's
+    Backlinks pane lists them as it lists a body's links), never a resolution. They belong to
+    no block: the body may start with a bullet or a heading, or be empty."""
+    return [
+        (ref.target, ref.line, False, _line_text(outline, ref.line, lines))
+        for ref in outline.page_refs
+        if ref.kind in kinds
+    ]
+
+
+def _line_text(outline: Outline, line: int, lines: list[str]) -> str:
+    """Line ``line`` of the page, stripped; ``lines``: the page's lines, split on first need."""
+    if not lines:
+        lines.extend(outline.text.split("\n"))
+    return lines[line].strip()
 
 
 def _first_text(outline: Outline, block: Block) -> str:

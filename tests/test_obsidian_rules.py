@@ -87,6 +87,12 @@ EXPECTED: dict[str, dict[str, set[tuple[str, int]]]] = {
         "Topic.md": {("Daily/2026-11-25.md", 0)},
         "Other.md": {("Daily/2026-11-25.md", 2), ("Daily/2026-11-25.md", 4)},
     },
+    # a property's link is a mention on its line, whatever the body starts with (a heading, a
+    # bullet, text, nothing)
+    "front_matter": {
+        "Topic.md": {("Daily/2026-11-20.md", 1), ("Daily/2026-11-22.md", 1), ("Notes.md", 1)},
+        "Other.md": {("Daily/2026-11-21.md", 1)},
+    },
     # a plain Markdown folder resolves as Obsidian does
     "markdown_duplicates": {
         "notes/Topic.md": {("journals/2026-11-26.md", 0)},
@@ -175,6 +181,20 @@ def test_the_aliases_key_in_any_case(tmp_path: Path, front: str, aliases: list[s
     found = {p.path: p.aliases for p in pages(vault=root).pages}
     assert found["Topic.md"] == aliases
     assert status(aliases[0], vault=root, as_of=AS_OF).page.path == "Topic.md"
+
+
+def test_a_daily_notes_property_link_is_dated_by_its_day() -> None:
+    """A daily note's property link dates its note as the body's links do (the note's day)."""
+    root = RULES / "front_matter"
+    found = status("Other", vault=root, as_of=AS_OF)
+    assert (found.status, found.mentions) == ("active", 1)
+    assert found.to_json()["last_mentioned"] == "2026-11-21"
+    entries = timeline("Topic", vault=root, as_of=AS_OF).to_json()["entries"]
+    assert [(e["date"], e["text"]) for e in entries] == [
+        ("2026-11-22", "related:"),
+        ("2026-11-20", 'project: "[[Topic]]"'),
+        (None, 'up: "[[Topic]]"'),
+    ]
 
 
 def test_resolution_is_the_linking_bullet_itself() -> None:
