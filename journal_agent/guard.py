@@ -326,7 +326,8 @@ def _form_problems(bullet: str, syntax: Syntax) -> tuple[list[Problem], list[str
 # ---------------------------------------------------------------------------------------------
 # Obsidian and plain Markdown (no parser to test against: the guard reads them strictly)
 
-# A Markdown link to a note without ".md" ([text](Note)): Obsidian resolves it like [[Note]].
+# A Markdown link to a note without ".md" ([text](Note)), where the scanner reads none (an empty
+# destination, a label it does not take): refused rather than written unchecked.
 _NOTE_LINK = re.compile(r"\]\((?![^()\n]*:)(?!#)(?:<[^<>\n]*>|[^()\s]*)\)")
 _NOTE_LINK_WHY = "a Markdown link to a note; write [[Note]] or [text](Note.md)"
 

@@ -2,7 +2,8 @@
 
 List items (``-``, ``*``, ``+``, ``1.``) and ATX headings are blocks; YAML front matter holds the
 page properties. References: ``[[X]]``, ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown
-links to ``X.md``; ``#tag`` is recorded as a tag (Obsidian does not count it as a backlink).
+links to ``X.md`` or ``X`` (not to an attachment or a URL), links in front-matter values;
+``#tag`` is recorded as a tag (Obsidian does not count it as a backlink).
 Fenced code, inline code and ``%%comments%%`` never yield references.
 """
 
@@ -15,6 +16,15 @@ from urllib.parse import unquote
 from .outline import Block, Builder, Outline, Ref, RefKind, close_outline, preamble, trim_end
 
 # Obsidian and plain Markdown.
+# A Markdown link, by CommonMark's grammar: a destination in <...> (spaces allowed), or one
+# without spaces whose parentheses are escaped or balanced (one level deep here), then an
+# optional title in "...", '...' or (...); backslash escapes anywhere.
+_MD_DEST = r"(?!<)(?:[^\s()\\]|\\.|\((?:[^\s()\\]|\\.)*\))+"
+_MD_TITLE = r"""(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))"""
+_MD_LINK = (
+    r"(?P<mdlink>(?P<mbang>!?)\[(?:\\.|[^\[\]\\]|\[(?:\\.|[^\[\]\\])*\])*\]\([ \t]*"
+    rf"(?:<(?P<mdest_a>(?:[^<>\n\\]|\\.)*)>|(?P<mdest>{_MD_DEST}))(?:[ \t]+{_MD_TITLE})?[ \t]*\))"
+)
 _CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
 _WIKI_INLINE = re.compile(
     "|".join(
@@ -25,13 +35,20 @@ _WIKI_INLINE = re.compile(
             r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]()]*)",
             r"(?P<wiki>(?P<bang>!?)\[\[(?P<wtarget>[^\[\]|#^]*)(?P<wsub>[#^][^\[\]|]*)?"
             r"(?:\|[^\[\]]*)?\]\])",
-            r"(?P<mdlink>(?P<mbang>!?)\[(?:[^\[\]]|\[[^\[\]]*\])*\]"
-            r"\((?:<(?P<mdest_a>[^<>\n]+)>|(?P<mdest>[^()\s]+))(?:\s+\"[^\"]*\")?\))",
+            _MD_LINK,
             r"(?P<tag>(?<![\w#&])#(?P<tbody>[^\s!-,.:-@\[-^`{-~]*[^\W\d][^\s!-,.:-@\[-^`{-~]*))",
         ]
     )
 )
 _SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
+#: Files Obsidian opens as no note ("Accepted file formats", and its canvases and bases): a
+#: Markdown link to one links no note. Any other name resolves as ``[[name]]`` would.
+_ATTACHMENT = re.compile(
+    r"\.(?:avif|bmp|gif|jpe?g|png|svg|webp|flac|m4a|mp3|ogg|wav|webm|3gp|mkv|mov|mp4|ogv|pdf"
+    r"|canvas|base)$",
+    re.IGNORECASE,
+)
 _FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 _WIKI_ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
@@ -89,15 +106,20 @@ def _strip_md(target: str) -> str:
 
 
 def _markdown_link_target(dest: str) -> str | None:
-    """The page a Markdown link ``[t](dest)`` points at, if it is a local ``.md`` file."""
+    """The note a Markdown link ``[t](dest)`` points at: a local path, URL-encoded, with or
+    without ``.md`` (Obsidian resolves ``[t](Note)`` as ``[[Note]]``) and without its
+    ``#heading``; none for a URL (``scheme:``) or an attachment (`_ATTACHMENT`)."""
+    dest = _ESCAPED.sub(r"\1", dest)
     if _SCHEME_RE.match(dest):
         return None
     path = unquote(dest.split("#", 1)[0])
-    if not path.lower().endswith(".md"):
-        return None
     while path.startswith("./"):
         path = path[2:]
-    return path[:-3] or None
+    if path.lower().endswith(".md"):
+        return path[:-3] or None
+    if _ATTACHMENT.search(path):
+        return None
+    return path or None
 
 
 def scan_wiki(text: str, tail: int) -> Outline:

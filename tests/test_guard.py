@@ -162,10 +162,12 @@ def test_ref_label_is_what_a_reader_sees(syntax: str, construct: str, label: str
 def test_wiki_links_to_existing_notes_pass() -> None:
     bullet = "see [[Gorul]], [[Gorul|g]], [[Gorul#H]], ![[Gorul]], [x](Gorul.md), [[dir/Flaky CI]]"
     assert lint(bullet, WIKI, "wiki", block_ids=NO_IDS) == []
+    assert lint("[x](Gorul) [y](<Gorul.md> 'G') [z](Gorul#H)", WIKI, "wiki", block_ids=NO_IDS) == []
     assert (
         lint("#anything `[[NoSuch]]` [u](#h) [v](https://x.y/a.md)", WIKI, "wiki", block_ids=NO_IDS)
         == []
     )
+    assert lint("![pic](NoSuch.png) [doc](NoSuch.pdf)", WIKI, "wiki", block_ids=NO_IDS) == []
 
 
 @pytest.mark.parametrize(
@@ -174,7 +176,7 @@ def test_wiki_links_to_existing_notes_pass() -> None:
         ("[[NoSuch]]", "unknown-page"),
         ("[t](NoSuch.md)", "unknown-page"),
         ("[[G]]", "alias-link"),
-        ("[t](NoSuch)", "link-form"),  # Obsidian links the note NoSuch
+        ("[t](NoSuch)", "unknown-page"),  # Obsidian links the note NoSuch
         ("[[a]b]]", "link-form"),
         ("x [[", "link-form"),
         ("<div>x</div>", "structure"),

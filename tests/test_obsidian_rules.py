@@ -8,7 +8,9 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
   Linked mentions "contain an internal link to the active note". The links themselves: a
   child bullet under a bullet that links a note does not link it, and a ``#tag`` is a tag.
 * "Linking notes and files/Internal links.md": links are ``[[Name]]`` or Markdown
-  ``[text](Name%20URL-encoded.md)`` ("equivalent … links to the same note"); ``[[Name#Heading]]``,
+  ``[text](Name%20URL-encoded.md)`` ("equivalent … links to the same note"), also without
+  ``.md`` (Obsidian wrote relative links so: ozntel/obsidian-link-converter#7), read as
+  ``[[Name]]``, destination and title as CommonMark reads them; ``[[Name#Heading]]``,
   ``[[Name#H1#H2]]``, ``[[Name#^block]]`` and ``[[Name|text]]`` link the note; a folder in the
   link tells notes of one name apart. Which note a bare name opens when several share it is not
   documented: the rule used (the linking note's folder, then the shortest path, then
@@ -92,6 +94,18 @@ EXPECTED: dict[str, dict[str, set[tuple[str, int]]]] = {
     "front_matter": {
         "Topic.md": {("Daily/2026-11-20.md", 1), ("Daily/2026-11-22.md", 1), ("Notes.md", 1)},
         "Other.md": {("Daily/2026-11-21.md", 1)},
+    },
+    # Markdown links by CommonMark's grammar (balanced parentheses, <...>, titles in any
+    # quotes, escapes), with or without .md, to a heading too; a URL, an attachment or a
+    # heading of the same note links no note
+    "markdown_links": {
+        "Spec v2.md": {
+            ("Daily/2026-11-27.md", 0),
+            ("Daily/2026-11-27.md", 1),
+            ("Daily/2026-11-27.md", 4),
+        },
+        "Meeting (2024).md": {("Daily/2026-11-27.md", 2), ("Daily/2026-11-27.md", 5)},
+        "Plan.md": {("Daily/2026-11-27.md", 3), ("Daily/2026-11-27.md", 5)},
     },
     # a plain Markdown folder resolves as Obsidian does
     "markdown_duplicates": {
