@@ -4,13 +4,14 @@ List items (``-``, ``*``, ``+``, ``1.``) and ATX headings are blocks; YAML front
 page properties. References: ``[[X]]``, ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown
 links to ``X.md`` or ``X`` (not to an attachment or a URL), links in front-matter values;
 ``#tag`` is recorded as a tag (Obsidian does not count it as a backlink).
-Fenced code, inline code and ``%%comments%%`` never yield references.
+Fenced code, inline code and comments (``%%…%%``, ``<!--…-->``, over lines too) never yield
+references.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .outline import Block, Builder, Outline, Ref, RefKind, close_outline, preamble, trim_end
@@ -32,6 +33,7 @@ _WIKI_INLINE = re.compile(
             _CODE,
             r"(?P<esc>\\.)",
             r"(?P<comment>%%.*?%%|<!--.*?-->)",
+            r"(?P<open>%%|<!--)",  # a comment that does not close on its line
             r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]()]*)",
             r"(?P<wiki>(?P<bang>!?)\[\[(?P<wtarget>[^\[\]|#^]*)(?P<wsub>[#^][^\[\]|]*)?"
             r"(?:\|[^\[\]]*)?\]\])",
@@ -51,14 +53,24 @@ _ATTACHMENT = re.compile(
 )
 _FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
 _WIKI_ITEM = re.compile(
-    r"^(?P<indent>[ \t]*)(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
+    r"^(?P<indent>[ \t]*)(?:(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
 )
 
 
 def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: int = 0) -> None:
     """Append the references of one line of Obsidian / plain-Markdown text (starting at column
-    ``col`` of line ``lineno``) to ``out``."""
-    for m in _WIKI_INLINE.finditer(line):
+    ``col`` of line ``lineno``) to ``out``. A comment that does not close on the line is text."""
+    pos = 0
+    while (opened := _line_refs(line, lineno, out, tags, col, pos)) is not None:
+        pos = opened + len(_opener(line, opened))
+
+
+def _line_refs(
+    line: str, lineno: int, out: list[Ref], tags: bool, col: int, pos: int
+) -> int | None:
+    """`wiki_refs` from position ``pos`` of the line, up to a comment that does not close on it:
+    where that starts (None if there is none)."""
+    for m in _WIKI_INLINE.finditer(line, pos):
         group = m.lastgroup
         if group == "wiki":
             # in a table the label's | is written \| ("Advanced formatting syntax": tables)
@@ -73,6 +85,9 @@ def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: in
                 out.append(Ref(target, "markdown", lineno, col + m.start(), col + m.end()))
         elif group == "tag" and tags:
             out.append(Ref(m.group("tbody"), "tag", lineno, col + m.start(), col + m.end()))
+        elif group == "open":
+            return m.start()
+    return None
 
 
 _WIKI_LABEL = re.compile(
@@ -122,46 +137,160 @@ def _markdown_link_target(dest: str) -> str | None:
     return path or None
 
 
+class _Segment(NamedTuple):
+    """A piece of one line that may hold references (not code), and where it stands."""
+
+    line: int
+    col: int  # where the text starts in its line
+    text: str
+    block: Block
+    indent: int  # the line's indentation, in columns (a tab to the next multiple of 4)
+    container: int  # the content column of the list item the text is in (0: none)
+
+
 def scan_wiki(text: str, tail: int) -> Outline:
-    """Blocks and references of an Obsidian / Markdown page; open subtrees end at ``tail``."""
+    """Blocks and references of an Obsidian / Markdown page; open subtrees end at ``tail``.
+    The lines are read first (blocks, code, and the pieces of text that may hold references),
+    then the references, since a comment may run over many lines (`_segment_refs`)."""
     lines = text.split("\n")
     outline = Outline("", [], {}, [])
-    builder = Builder(outline)
-    current: Block | None = None
-    fence = ""
-    fence_indent = 0  # a fence inside a list item ends with the item (CommonMark)
+    scan = _WikiLines(outline)
     for lineno in range(_front_matter(lines, outline), len(lines)):
-        line = lines[lineno].removesuffix("\r")
-        body = line.lstrip(" \t")
-        if fence:
-            if body and fence_indent and len(line) - len(body) < fence_indent:
-                fence = ""  # a less indented line ends the item, and the fence in it
-            elif body.startswith(fence) and not body.strip(fence[0]).strip():
-                fence = ""
-                continue
-            else:
-                continue
-        m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
-        if m is not None:
-            current = _wiki_item(builder, lineno, line, m)
-            content = line[m.end() :]
-            fence = _wiki_fence(content.lstrip(" \t"))
-            fence_indent, outline.open_fence = m.end(), lineno
-            if not fence:
-                wiki_refs(content, lineno, current.refs, True, m.end())
-            continue
-        if current is None:
-            current = preamble(outline, lineno)
-        current.end = lineno + 1
-        fence = _wiki_fence(body)
-        fence_indent, outline.open_fence = len(line) - len(body), lineno
-        if not fence and body:
-            wiki_refs(line, lineno, current.refs)
-    if not fence:
+        scan.line(lineno, lines[lineno].removesuffix("\r"))
+    if not scan.fence:
         outline.open_fence = -1
+    _segment_refs(scan.segments)
     for block in outline.blocks:
         block.end = trim_end(block.end, block.line, tail)
-    return close_outline(outline, builder, tail)
+    return close_outline(outline, scan.builder, tail)
+
+
+class _WikiLines:
+    """The line-by-line pass of `scan_wiki`: blocks, fences, and the text segments."""
+
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.builder = Builder(outline)
+        self.current: Block | None = None
+        self.fence = ""
+        self.fence_indent = 0  # a fence inside a list item ends with the item (CommonMark)
+        self.items: list[int] = []  # the content columns of the open list items
+        self.segments: list[_Segment] = []
+
+    def line(self, lineno: int, line: str) -> None:
+        body = line.lstrip(" \t")
+        if self.fence and self.in_fence(line, body):
+            return
+        indent = len(line[: len(line) - len(body)].expandtabs(4))
+        m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
+        if m is not None:
+            self.item(lineno, line, m, indent)
+            return
+        current = self.current
+        if current is None:
+            current = self.current = preamble(self.outline, lineno)
+        current.end = lineno + 1
+        self.fence = _wiki_fence(body)
+        self.fence_indent, self.outline.open_fence = len(line) - len(body), lineno
+        if not self.fence and body:
+            self.segments.append(_Segment(lineno, 0, line, current, indent, self.container(indent)))
+
+    def in_fence(self, line: str, body: str) -> bool:
+        """Whether a line is part of the open fence (its closing line too)."""
+        if body and self.fence_indent and len(line) - len(body) < self.fence_indent:
+            self.fence = ""  # a less indented line ends the item, and the fence in it
+            return False
+        if body.startswith(self.fence) and not body.strip(self.fence[0]).strip():
+            self.fence = ""
+        return True
+
+    def item(self, lineno: int, line: str, m: re.Match[str], indent: int) -> None:
+        """A list item or a heading line."""
+        self.current = current = _wiki_item(self.builder, lineno, line, m)
+        while self.items and self.items[-1] > indent:
+            self.items.pop()
+        content = line[m.end() :]
+        if not m.group("h"):
+            self.items.append(_content_column(line, m, indent))
+        self.fence = _wiki_fence(content.lstrip(" \t"))
+        self.fence_indent, self.outline.open_fence = m.end(), lineno
+        if not self.fence:
+            column = self.items[-1] if self.items and not m.group("h") else self.container(indent)
+            self.segments.append(_Segment(lineno, m.end(), content, current, indent, column))
+
+    def container(self, indent: int) -> int:
+        """The content column of the innermost open list item a line so indented stands in."""
+        return next((col for col in reversed(self.items) if col <= indent), 0)
+
+
+def _content_column(line: str, m: re.Match[str], indent: int) -> int:
+    """The column a list item's content starts at (CommonMark): after its marker and the 1 to
+    4 spaces that follow it (1 if there are more, or none). ``indent``: the marker's column."""
+    end = m.end("marker")
+    if line[end : end + 1] == " " and line[end + 1 : end + 2] not in ("", " ", "\t"):
+        return indent + end - m.end("indent") + 1  # the usual "- text"
+    head, rest = line[:end], line[end:]
+    text = rest.lstrip(" \t")
+    marker = len(head.expandtabs(4))
+    gap = len((head + rest[: len(rest) - len(text)]).expandtabs(4)) - marker
+    return marker + (gap if 1 <= gap <= 4 and text else 1)
+
+
+#: What closes a comment that runs past its line
+_CLOSERS = {"%%": "%%", "<!--": "-->"}
+
+
+def _segment_refs(segments: list[_Segment]) -> None:
+    """The references of the text segments, in order, each to its block. A comment opened and
+    not closed on its line hides everything up to its closer, found on a later line: an Obsidian
+    ``%%`` comment anywhere later (its help: "block comments can span multiple lines", blank ones
+    too; it is Obsidian's own syntax, so list items do not stop it either); an HTML comment in
+    the same paragraph, or, where it starts a line (an HTML block), up to the end of the list
+    item it stands in. Without a closer the opener is text, as on one line."""
+    i, pos = 0, 0
+    while i < len(segments):
+        seg = segments[i]
+        at = _line_refs(seg.text, seg.line, seg.block.refs, True, seg.col, pos)
+        if at is None:
+            i, pos = i + 1, 0
+            continue
+        closed = _closer(segments, i, at)
+        if closed is None:
+            pos = at + len(_opener(seg.text, at))  # the opener is text
+        else:
+            i, pos = closed
+
+
+def _opener(text: str, at: int) -> str:
+    return "%%" if text.startswith("%%", at) else "<!--"
+
+
+def _closer(segments: list[_Segment], i: int, at: int) -> tuple[int, int] | None:
+    """Where the comment opened at ``at`` in segment ``i`` ends: the segment, and the position
+    after its closer; None if it does not close."""
+    seg = segments[i]
+    opener = _opener(seg.text, at)
+    # an HTML block starts a line (indented less than code, or in a list item's first line)
+    block = not seg.text[:at].strip() and (seg.col > 0 or seg.indent - seg.container < 4)
+    prev = seg
+    for j in range(i + 1, len(segments)):
+        nxt = segments[j]
+        if opener == "<!--" and not _html_goes_on(seg, prev, nxt, block):
+            return None
+        end = nxt.text.find(_CLOSERS[opener])
+        if end >= 0:
+            return j, end + len(_CLOSERS[opener])
+        prev = nxt
+    return None
+
+
+def _html_goes_on(seg: _Segment, prev: _Segment, nxt: _Segment, block: bool) -> bool:
+    """Whether an HTML comment opened in ``seg`` may still close in ``nxt`` (after ``prev``):
+    an HTML block runs to the end of the list item it stands in, an inline comment to the end
+    of its paragraph."""
+    if block:
+        return not seg.container or nxt.indent >= seg.container
+    return nxt.block is seg.block and nxt.line == prev.line + 1
 
 
 def _wiki_item(builder: Builder, lineno: int, line: str, m: re.Match[str]) -> Block:

@@ -19,6 +19,9 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
   ``![[image.png]]`` embeds an attachment, no note.
 * "Editing and formatting/Advanced formatting syntax.md" (Tables): inside a table the ``|`` of a
   link's text is written ``\\|``: ``[[Note\\|text]]``.
+* "Editing and formatting/Basic formatting syntax.md" (Comments): ``%%`` comments, "block
+  comments can span multiple lines" (blank ones too: Obsidian's own syntax, which list items do
+  not stop either); HTML comments as CommonMark reads them.
 * "Linking notes and files/Aliases.md": an alias is offered by autocomplete, which writes
   ``[[Real name|Alias]]``; a bare ``[[Alias]]`` links a note of that name, which does not exist.
 """
@@ -106,6 +109,17 @@ EXPECTED: dict[str, dict[str, set[tuple[str, int]]]] = {
         },
         "Meeting (2024).md": {("Daily/2026-11-27.md", 2), ("Daily/2026-11-27.md", 5)},
         "Plan.md": {("Daily/2026-11-27.md", 3), ("Daily/2026-11-27.md", 5)},
+    },
+    # comments over lines hide their links: %% to the next %% (across list items), an HTML
+    # comment within its paragraph, or from a line it starts to its closer; unclosed, text
+    "comments": {
+        "Other.md": {
+            ("Daily/2026-11-28.md", 2),
+            ("Daily/2026-11-28.md", 5),
+            ("Daily/2026-11-28.md", 8),
+            ("Daily/2026-11-28.md", 13),
+            ("Daily/2026-11-28.md", 14),
+        },
     },
     # a plain Markdown folder resolves as Obsidian does
     "markdown_duplicates": {
