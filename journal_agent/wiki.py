@@ -4,8 +4,8 @@ List items (``-``, ``*``, ``+``, ``1.``) and ATX headings are blocks; YAML front
 page properties. References: ``[[X]]``, ``[[X|label]]``, ``[[X#Heading]]``, ``![[X]]``, Markdown
 links to ``X.md`` or ``X`` (not to an attachment or a URL), links in front-matter values;
 ``#tag`` is recorded as a tag (Obsidian does not count it as a backlink).
-Fenced code, inline code and comments (``%%…%%``, ``<!--…-->``, over lines too) never yield
-references.
+Code (inline, fenced, indented), math (``$…$``, ``$$…$$``) and comments (``%%…%%``,
+``<!--…-->``), over lines too, never yield references.
 """
 
 from __future__ import annotations
@@ -33,7 +33,10 @@ _WIKI_INLINE = re.compile(
             _CODE,
             r"(?P<esc>\\.)",
             r"(?P<comment>%%.*?%%|<!--.*?-->)",
-            r"(?P<open>%%|<!--)",  # a comment that does not close on its line
+            # math: $$...$$, and $...$ with no space inside its dollars, nor a digit after it
+            # (so "$5 and $10" is text)
+            r"(?P<math>\$\$.+?\$\$|\$(?=[^\s$])(?:\\.|[^\\$])+?(?<=\S)\$(?!\d))",
+            r"(?P<open>%%|<!--|\$\$)",  # a comment or math that does not close on its line
             r"(?P<url>\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s<>\[\]()]*)",
             r"(?P<wiki>(?P<bang>!?)\[\[(?P<wtarget>[^\[\]|#^]*)(?P<wsub>[#^][^\[\]|]*)?"
             r"(?:\|[^\[\]]*)?\]\])",
@@ -52,6 +55,7 @@ _ATTACHMENT = re.compile(
     re.IGNORECASE,
 )
 _FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
+_QUOTE = re.compile(r"(?:>[ \t]*)+")  # a block quote's markers
 _WIKI_ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
 )
@@ -174,7 +178,10 @@ class _WikiLines:
         self.current: Block | None = None
         self.fence = ""
         self.fence_indent = 0  # a fence inside a list item ends with the item (CommonMark)
+        self.fence_quote = 0  # how deep in block quotes the open fence stands
         self.items: list[int] = []  # the content columns of the open list items
+        self.code = -1  # in an indented code block: the column its lines are indented from
+        self.may_code = True  # no paragraph goes on here: an indented line would be code
         self.segments: list[_Segment] = []
 
     def line(self, lineno: int, line: str) -> None:
@@ -182,27 +189,67 @@ class _WikiLines:
         if self.fence and self.in_fence(line, body):
             return
         indent = len(line[: len(line) - len(body)].expandtabs(4))
+        if not body:
+            self.may_code = True
+        elif self.in_code(indent):
+            self.text_line(lineno)
+            return
         m = _WIKI_ITEM.match(line) if body[:1] in "-*+#0123456789" and body else None
         if m is not None:
             self.item(lineno, line, m, indent)
+            self.may_code = bool(m.group("h"))
             return
+        current = self.text_line(lineno)
+        quote = _QUOTE.match(body) if body.startswith(">") else None
+        self.fence = _wiki_fence(body[quote.end() :] if quote else body)
+        self.fence_quote = quote.group().count(">") if quote and self.fence else 0
+        self.fence_indent, self.outline.open_fence = len(line) - len(body), lineno
+        if self.fence_quote:  # the quote ends at a line without ">", and its fence with it
+            self.outline.open_fence = -1
+        if body:
+            self.may_code = False
+        if not self.fence and body:
+            self.segments.append(_Segment(lineno, 0, line, current, indent, self.container(indent)))
+
+    def text_line(self, lineno: int) -> Block:
+        """A line that is no list item nor heading: the current block's text."""
         current = self.current
         if current is None:
             current = self.current = preamble(self.outline, lineno)
         current.end = lineno + 1
-        self.fence = _wiki_fence(body)
-        self.fence_indent, self.outline.open_fence = len(line) - len(body), lineno
-        if not self.fence and body:
-            self.segments.append(_Segment(lineno, 0, line, current, indent, self.container(indent)))
+        return current
 
     def in_fence(self, line: str, body: str) -> bool:
         """Whether a line is part of the open fence (its closing line too)."""
         if body and self.fence_indent and len(line) - len(body) < self.fence_indent:
             self.fence = ""  # a less indented line ends the item, and the fence in it
             return False
+        if self.fence_quote:
+            quote = _QUOTE.match(body)
+            if quote is None or quote.group().count(">") < self.fence_quote:
+                self.fence = ""  # the block quote has ended, and the fence in it
+                return False
+            body = body[quote.end() :]
         if body.startswith(self.fence) and not body.strip(self.fence[0]).strip():
-            self.fence = ""
+            self.fence, self.may_code = "", True
         return True
+
+    def in_code(self, indent: int) -> bool:
+        """Whether a line (not blank) is in an indented code block (CommonMark): one indented 4
+        columns past the content of the list item it stands in, where no paragraph goes on (after
+        a blank line, a heading, a fence, or at the start); and the lines after it indented so."""
+        if self.may_code:  # after a blank line, a list item goes on only at its content column
+            while self.items and self.items[-1] > indent:
+                self.items.pop()
+        if self.code >= 0:
+            if indent - self.code >= 4:
+                return True
+            self.code = -1
+        start = self.items[-1] if self.items else 0
+        if self.may_code and indent - start >= 4:
+            self.code = start
+            return True
+        return False
 
     def item(self, lineno: int, line: str, m: re.Match[str], indent: int) -> None:
         """A list item or a heading line."""
@@ -236,8 +283,8 @@ def _content_column(line: str, m: re.Match[str], indent: int) -> int:
     return marker + (gap if 1 <= gap <= 4 and text else 1)
 
 
-#: What closes a comment that runs past its line
-_CLOSERS = {"%%": "%%", "<!--": "-->"}
+#: What closes a comment or math that runs past its line
+_CLOSERS = {"%%": "%%", "<!--": "-->", "$$": "$$"}
 
 
 def _segment_refs(segments: list[_Segment]) -> None:
@@ -246,7 +293,8 @@ def _segment_refs(segments: list[_Segment]) -> None:
     ``%%`` comment anywhere later (its help: "block comments can span multiple lines", blank ones
     too; it is Obsidian's own syntax, so list items do not stop it either); an HTML comment in
     the same paragraph, or, where it starts a line (an HTML block), up to the end of the list
-    item it stands in. Without a closer the opener is text, as on one line."""
+    item it stands in; ``$$`` math within its paragraph. Without a closer the opener is text, as
+    on one line."""
     i, pos = 0, 0
     while i < len(segments):
         seg = segments[i]
@@ -262,7 +310,7 @@ def _segment_refs(segments: list[_Segment]) -> None:
 
 
 def _opener(text: str, at: int) -> str:
-    return "%%" if text.startswith("%%", at) else "<!--"
+    return text[at : at + 2] if text.startswith(("%%", "$$"), at) else "<!--"
 
 
 def _closer(segments: list[_Segment], i: int, at: int) -> tuple[int, int] | None:
@@ -275,7 +323,7 @@ def _closer(segments: list[_Segment], i: int, at: int) -> tuple[int, int] | None
     prev = seg
     for j in range(i + 1, len(segments)):
         nxt = segments[j]
-        if opener == "<!--" and not _html_goes_on(seg, prev, nxt, block):
+        if opener != "%%" and not _goes_on(seg, prev, nxt, block and opener == "<!--"):
             return None
         end = nxt.text.find(_CLOSERS[opener])
         if end >= 0:
@@ -284,10 +332,10 @@ def _closer(segments: list[_Segment], i: int, at: int) -> tuple[int, int] | None
     return None
 
 
-def _html_goes_on(seg: _Segment, prev: _Segment, nxt: _Segment, block: bool) -> bool:
-    """Whether an HTML comment opened in ``seg`` may still close in ``nxt`` (after ``prev``):
-    an HTML block runs to the end of the list item it stands in, an inline comment to the end
-    of its paragraph."""
+def _goes_on(seg: _Segment, prev: _Segment, nxt: _Segment, block: bool) -> bool:
+    """Whether an HTML comment or math opened in ``seg`` may still close in ``nxt`` (after
+    ``prev``): an HTML block runs to the end of the list item it stands in, an inline comment
+    and math to the end of their paragraph."""
     if block:
         return not seg.container or nxt.indent >= seg.container
     return nxt.block is seg.block and nxt.line == prev.line + 1

@@ -22,6 +22,12 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
 * "Editing and formatting/Basic formatting syntax.md" (Comments): ``%%`` comments, "block
   comments can span multiple lines" (blank ones too: Obsidian's own syntax, which list items do
   not stop either); HTML comments as CommonMark reads them.
+* "Plugins/Outgoing links.md": links in code blocks are no links; "Basic formatting syntax.md"
+  (Code blocks): "indenting the text using Tab or 4 blank spaces" makes one (CommonMark's
+  indented code); "Advanced formatting syntax.md" (Math): ``$$…$$`` and ``$…$`` are MathJax,
+  read for no link; inline math wants no space before its closing ``$``
+  (forum.obsidian.md/t/63551); we also want none after the opening one and no digit after the
+  closing one (pandoc's rule), so that fewer texts read as math.
 * "Linking notes and files/Aliases.md": an alias is offered by autocomplete, which writes
   ``[[Real name|Alias]]``; a bare ``[[Alias]]`` links a note of that name, which does not exist.
 """
@@ -119,6 +125,19 @@ EXPECTED: dict[str, dict[str, set[tuple[str, int]]]] = {
             ("Daily/2026-11-28.md", 8),
             ("Daily/2026-11-28.md", 13),
             ("Daily/2026-11-28.md", 14),
+        },
+    },
+    # no link in code (an indented code block, also in a list item; a fence in a block quote)
+    # or math ($...$ with no space inside its dollars, $$...$$ over lines too); "$5 and $10"
+    # is text, and a list item's paragraphs are no code
+    "code_and_math": {
+        "Other.md": {
+            ("Daily/2026-11-29.md", 0),
+            ("Daily/2026-11-29.md", 3),
+            ("Daily/2026-11-29.md", 6),
+            ("Daily/2026-11-29.md", 9),
+            ("Daily/2026-11-29.md", 13),
+            ("Daily/2026-11-29.md", 14),
         },
     },
     # a plain Markdown folder resolves as Obsidian does
