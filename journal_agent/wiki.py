@@ -63,7 +63,7 @@ _WIKI_ITEM = re.compile(
 
 def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: int = 0) -> None:
     """Append the references of one line of Obsidian / plain-Markdown text (starting at column
-    ``col`` of line ``lineno``) to ``out``. A comment that does not close on the line is text."""
+    ``col`` of line ``lineno``) to ``out``. A comment or ``$$`` not closed on the line is text."""
     pos = 0
     while (opened := _line_refs(line, lineno, out, tags, col, pos)) is not None:
         pos = opened + len(_opener(line, opened))
@@ -259,7 +259,7 @@ class _WikiLines:
         content = line[m.end() :]
         if not m.group("h"):
             self.items.append(_content_column(line, m, indent))
-        self.fence = _wiki_fence(content.lstrip(" \t"))
+        self.fence, self.fence_quote = _wiki_fence(content.lstrip(" \t")), 0
         self.fence_indent, self.outline.open_fence = m.end(), lineno
         if not self.fence:
             column = self.items[-1] if self.items and not m.group("h") else self.container(indent)
