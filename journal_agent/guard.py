@@ -27,6 +27,7 @@ from .errors import BadAgentName, BulletsRefused, short
 from .records import Record
 from .registry import PageRegistry
 from .scanner import Ref, Syntax, code_spans, inline_refs, ref_label
+from .wiki import wiki_opens_comment
 
 MAX_LENGTH = 1000  # characters; a journal bullet longer than this is a document, not a note
 MAX_HEADER = 100  # characters of an owned block's header
@@ -338,6 +339,8 @@ def _wiki_form(bullet: str, refs: list[Ref]) -> list[Problem]:
     problems = _block_start(bullet, bullet.lstrip(" \t"), _BLOCK_STARTS)
     if problems:
         return problems
+    if "%%" in bullet and wiki_opens_comment(bullet):
+        return [_structure(bullet, "an unclosed %% would hide the page up to the next %%")]
     plain = _blank(bullet, code_spans(bullet, "wiki") + [(r.start, r.end) for r in refs])
     for m in _NOTE_LINK.finditer(plain):
         if not _has_extension(m.group()[2:-1]):

@@ -69,6 +69,17 @@ def wiki_refs(line: str, lineno: int, out: list[Ref], tags: bool = True, col: in
         pos = opened + len(_opener(line, opened))
 
 
+def wiki_opens_comment(line: str) -> bool:
+    """Whether one line of text opens a ``%%`` comment it does not close (outside code): on a
+    page, that comment would hide everything up to the next ``%%``, list items and all."""
+    pos = 0
+    while (at := _line_refs(line, 0, [], False, 0, pos)) is not None:
+        if line.startswith("%%", at):
+            return True
+        pos = at + len(_opener(line, at))
+    return False
+
+
 def _line_refs(
     line: str, lineno: int, out: list[Ref], tags: bool, col: int, pos: int
 ) -> int | None:

@@ -168,6 +168,7 @@ def test_wiki_links_to_existing_notes_pass() -> None:
         == []
     )
     assert lint("![pic](NoSuch.png) [doc](NoSuch.pdf)", WIKI, "wiki", block_ids=NO_IDS) == []
+    assert lint("a %%note%% and `%%` [[Gorul]]", WIKI, "wiki", block_ids=NO_IDS) == []
 
 
 @pytest.mark.parametrize(
@@ -178,6 +179,7 @@ def test_wiki_links_to_existing_notes_pass() -> None:
         ("[[G]]", "alias-link"),
         ("[t](NoSuch)", "unknown-page"),  # Obsidian links the note NoSuch
         ("[[a]b]]", "link-form"),
+        ("50%% done [[Gorul]]", "structure"),  # a comment to the next %% on the page
         ("x [[", "link-form"),
         ("<div>x</div>", "structure"),
         ("[^1]: x", "structure"),
