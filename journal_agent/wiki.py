@@ -382,9 +382,12 @@ def _front_matter(lines: list[str], outline: Outline) -> int:
     source = "\n".join(line.rstrip("\r") for line in lines[1:end])
     data = _load_yaml(source, outline)
     outline.page_properties = data
+    found: list[Ref] = []
     for key, value in data.items():
         for item in _yaml_strings(value):
-            wiki_refs(item, 1 + _find_line(lines, str(key), end), outline.page_refs, tags=False)
+            wiki_refs(item, 1 + _find_line(lines, str(key), end), found, tags=False)
+    # a property links by "the [[Link]] syntax" only (help, "Properties"): [t](X.md) is text
+    outline.page_refs.extend(ref for ref in found if ref.kind != "markdown")
     return end + 1
 
 

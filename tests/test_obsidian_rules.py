@@ -19,6 +19,8 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
   ``![[image.png]]`` embeds an attachment, no note.
 * "Editing and formatting/Advanced formatting syntax.md" (Tables): inside a table the ``|`` of a
   link's text is written ``\\|``: ``[[Note\\|text]]``.
+* "Editing and formatting/Properties.md": Text and List properties hold links "using the
+  ``[[Link]]`` syntax".
 * "Editing and formatting/Basic formatting syntax.md" (Comments): ``%%`` comments, "block
   comments can span multiple lines" (blank ones too: Obsidian's own syntax, which list items do
   not stop either); HTML comments as CommonMark reads them.
@@ -99,7 +101,7 @@ EXPECTED: dict[str, dict[str, set[tuple[str, int]]]] = {
         "Other.md": {("Daily/2026-11-25.md", 2), ("Daily/2026-11-25.md", 4)},
     },
     # a property's link is a mention on its line, whatever the body starts with (a heading, a
-    # bullet, text, nothing)
+    # bullet, text, nothing); a Markdown link in a property is text
     "front_matter": {
         "Topic.md": {("Daily/2026-11-20.md", 1), ("Daily/2026-11-22.md", 1), ("Notes.md", 1)},
         "Other.md": {("Daily/2026-11-21.md", 1)},
