@@ -199,3 +199,28 @@ def fsync_dir(fd: int) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
             raise
+
+
+def replace_file(path: Path, data: bytes, what: str) -> None:
+    """Write a file of ours outside the vault (a settings file, a timeline page) in one step: a
+    temporary file beside it, created new (a link already at its name is not followed) and
+    synced, then renamed over ``path``, keeping the mode of the file it replaces. A full disk
+    never leaves a truncated file; ``what`` names the file in the error."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), mode)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise os_error(exc, path, f"write the {what}") from exc

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from .errors import UnsafePath, os_error
+from .files import replace_file
 from .scanner import Syntax, inline_refs, ref_label
 
 if TYPE_CHECKING:
@@ -139,7 +140,7 @@ def write_timeline(
     if vault is not None and _inside_vault(target, vault):
         raise UnsafePath(f"{target}: is inside the vault; write the timeline page somewhere else")
     page = render_timeline(result, vault.flavor.syntax if vault is not None else None)
-    _write_atomic(target, page.encode("utf-8"))
+    replace_file(target, page.encode("utf-8"), "timeline page")
     return target
 
 
@@ -166,21 +167,3 @@ def _inside_vault(target: Path, vault: Vault) -> bool:
     from .files import inside
 
     return inside(target, vault.root) or inside(target.parent, vault.root)
-
-
-def _write_atomic(target: Path, data: bytes) -> None:
-    """Write a file of ours outside the vault: a temporary file beside it, then a rename, so a
-    full disk never leaves a truncated file."""
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "xb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise os_error(exc, target, "write the timeline page") from exc

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..errors import ConfigError, UnsafePath, os_error
-from ..files import MAX_SETTINGS_BYTES, kind_of, read_file
+from ..files import MAX_SETTINGS_BYTES, kind_of, read_file, replace_file
 from .base import Host, to_json
 
 
@@ -153,24 +153,12 @@ def _backup(target: Path, name: str) -> Path:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Write ``path`` atomically, keeping the mode of the file it replaces."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write ``path`` in one step (`files.replace_file`), its folder made if need be."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
     except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
         raise os_error(exc, path, "write") from exc
+    replace_file(path, data, "file")
 
 
 def write_bundle(host: Host, folder: Path, *, force: bool = False) -> list[str]:
