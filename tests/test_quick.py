@@ -81,6 +81,24 @@ def strange_vault(root: Path) -> Path:
     return root
 
 
+def test_a_timeline_for_a_pipe_is_what_json_dumps_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`timeline --json` to a pipe encodes its entries by one format (`Backlink.encoder`): byte
+    for byte what ``json.dumps`` writes of them, names and texts that need escaping too."""
+    import json
+
+    root = strange_vault(tmp_path / "strange")
+    (root / "pages" / "Mentions.md").write_text('- undated "q" \\ \x03 [[say "hi"]]\n')
+    for name in ['say "hi"', "back\\slash", "Ünïcode 😀", 'Ctrl \x01 \\ "q"']:
+        code, out, _ = full(
+            ["timeline", name, "--json", "--as-of", AS_OF, "--vault", str(root)], capsys
+        )
+        found = journal_agent.timeline(name, vault=root, as_of=AS_OF).to_json()
+        assert code == 0 and found["entries"]
+        assert out == json.dumps(found, ensure_ascii=False) + "\n"
+
+
 def vault_of(request: pytest.FixtureRequest, tmp_path: Path, fixture: str) -> Path:
     if fixture == "strange":
         return strange_vault(tmp_path / "strange")
