@@ -89,8 +89,8 @@ def test_a_timeline_for_a_pipe_is_what_json_dumps_writes(
     import json
 
     root = strange_vault(tmp_path / "strange")
-    (root / "pages" / "Mentions.md").write_text('- undated "q" \\ \x03 [[say "hi"]]\n')
-    for name in ['say "hi"', "back\\slash", "Ünïcode 😀", 'Ctrl \x01 \\ "q"']:
+    (root / "pages" / 'He said "so" \\ ok.md').write_text('- undated "q" \\ \x03 [[say "hi"]]\n')
+    for name in ['say "hi"', "back\\slash", "Ünïcode 😀", "tab\tname"]:
         code, out, _ = full(
             ["timeline", name, "--json", "--as-of", AS_OF, "--vault", str(root)], capsys
         )
