@@ -125,6 +125,7 @@ class _LogseqScan(Builder):
         "late_head",
         "drawers",
         "keys",
+        "directive_keys",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -145,6 +146,7 @@ class _LogseqScan(Builder):
         self.late_head = False  # the page's properties stand after other lines
         self.drawers: tuple[list[int], list[int]] | None = None  # the :END: lines, and after
         self.keys: dict[str, int] = {}  # the page's property keys, by line (`record_property`)
+        self.directive_keys: dict[str, int] = {}  # the same for front matter and #+KEY: lines
 
     def run(self) -> Outline:
         """Take every line of the page: block lines here, the lines between them in `body`."""
@@ -368,7 +370,8 @@ class _LogseqScan(Builder):
         if found is None:
             return False
         self.flush()
-        record_property(*found, lineno, block, self.outline, self.comma_properties)
+        props = self.comma_properties
+        record_property(*found, lineno, block, self.outline, props, self.directive_keys)
         return True
 
     def open_begin(self, lineno: int, body: str) -> bool:
@@ -400,8 +403,10 @@ class _LogseqScan(Builder):
             return 0, 0
         props, nlines = found
         block = preamble(self.outline, 0)
-        for key, value, lineno in props:
-            record_property(key, value, lineno, block, self.outline, self.comma_properties)
+        for key, value, lineno in props:  # a key given again keeps its last value (a map)
+            record_property(
+                key, value, lineno, block, self.outline, self.comma_properties, self.directive_keys
+            )
         block.end = nlines
         return sum(len(line) + 1 for line in lines[:nlines]), nlines
 

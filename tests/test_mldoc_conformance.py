@@ -223,3 +223,15 @@ BLOCK_CASES = [
 
 def test_html_and_latex_blocks_match_mldoc() -> None:
     check_hidden(BLOCK_CASES)
+
+
+def test_page_directives_keep_the_last_value_of_a_key() -> None:
+    """Front matter and ``#+KEY:`` lines are one map of page properties to the graph parser
+    (``mldoc.cljc`` ``collect-page-properties``): a key given again replaces the first value,
+    and its references."""
+    check(
+        [
+            ("front matter", "---\ntags: [[A]], b\ntags: c, [[D]]\n---\n- x\n"),
+            ("directives", "#+FOO: [[A]]\n#+foo: [[B]]\n#+ALIAS: x, y\n#+alias: z\n- x\n"),
+        ]
+    )

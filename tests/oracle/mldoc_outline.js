@@ -126,9 +126,15 @@ function outline(text) {
   const lineOf = pos => { let n = 0; for (let i = 0; i < pos; i++) if (bytes[i] === 10) n++; return n; };
   const nodes = JSON.parse(Mldoc.parseJson(text, CONFIG));
   const result = {page_refs: [], blocks: []};
+  const directives = [];
   let current = null;
   for (const [node, pos] of nodes) {
-    if (node[0] === "Heading") {
+    if (node[0] === "Directive") {
+      // #+KEY: value and YAML front matter, anywhere: page properties (mldoc.cljc
+      // collect-page-properties), never a block's text
+      const refs = node[2] ? JSON.parse(Mldoc.parseInlineJson(node[2], CONFIG)) : [];
+      directives.push([node[1], node[2], refs]);
+    } else if (node[0] === "Heading") {
       const h = node[1];
       current = {line: lineOf(pos.start_pos), level: h.level, marker: h.marker || null,
                  refs: collect(h.title, []), tags: h.tags || []};
@@ -145,11 +151,13 @@ function outline(text) {
       collect(node, current.refs);
     } else if (node[0] === "Property_Drawer") {
       propertyRefs(node[1], result.page_refs, true);
-    } else if (node[0] === "Directive") {
-      // #+KEY: value and YAML front matter: page properties (mldoc.cljc collect-page-properties)
-      const refs = node[2] ? JSON.parse(Mldoc.parseInlineJson(node[2], CONFIG)) : [];
-      propertyRefs([[node[1], node[2], refs]], result.page_refs);
     }
+  }
+  // collect-page-properties puts the directives first: the graph parser then keeps them as the
+  // page's properties, not a drawer's (block.cljs extract-blocks keeps the first), one value a key
+  if (directives.length) {
+    result.page_refs = [];
+    propertyRefs(directives, result.page_refs, true);
   }
   for (const b of result.blocks) { b.refs.sort(); delete b.drawer; }
   result.page_refs.sort();
