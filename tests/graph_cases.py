@@ -1,0 +1,310 @@
+"""The small graphs of tests/graph_gen.py `CASES` (the oracle test's and tests/test_firstpass.py's).
+
+Why: one graph per construct where journal-agent's backlinks or journal days may part from
+Logseq's, each saying what Logseq does with it; tests/test_logseq_graph_oracle.py holds
+journal-agent to what Logseq's own graph parser makes of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    """A small graph and what Logseq does with it."""
+
+    doc: str
+    files: dict[str, str]
+
+
+CASES: dict[str, Case] = {
+    "namespace_alias": Case(
+        "`[[Color swatch]]`, an alias of `Whiteboard/Action Bar/Color swatch`, refers to that page"
+        " only, not to its namespace parents (Logseq adds parents from the name as written);"
+        " `[[term/embedded page]]` refers to `term` (an alias of Glossary) and so shows under"
+        " Glossary; `[[CS/algo]]`, an alias of Algorithms, also refers to `CS`.",
+        {
+            "pages/Whiteboard___Action Bar___Color swatch.md": (
+                "alias:: Color swatch\n\n- The swatch of the action bar\n"
+            ),
+            "pages/Glossary.md": "alias:: term\n\n- Words we use\n",
+            "pages/Algorithms.md": "alias:: CS/algo\n\n- Sorting and searching\n",
+            "journals/2026_11_02.md": (
+                "- picked a [[Color swatch]] for the toolbar\n"
+                "- wrote [[term/embedded page]] down\n"
+                "- studied [[CS/algo]] tonight\n"
+                "- the whole [[Whiteboard/Action Bar/Color swatch]] path\n"
+            ),
+        },
+    ),
+    "property_keys": Case(
+        "A block with `foo:: bar` refers to page `foo` (property keys are pages, built-in keys"
+        " such as id, collapsed, title, alias and tags excepted); page properties make the"
+        " page's first block refer to their keys.",
+        {
+            "pages/Reading.md": "type:: book\nrating:: 5\n\n- A page with properties\n",
+            "journals/2026_11_03.md": (
+                "- met the vendor\n"
+                "  foo:: bar\n"
+                "  collapsed:: true\n"
+                "- shipped it\n"
+                "  project:: [[Reading]]\n"
+                "  id:: 6512c3b8-1d0f-4e3a-9a4b-2c1d5e6f7a8b\n"
+            ),
+        },
+    ),
+    "task_markers": Case(
+        "Task markers (TODO, DOING, DONE, NOW, LATER, WAITING, CANCELED …) and priorities"
+        " (`[#A]`) are pages the block refers to; they are built-in pages.",
+        {
+            "journals/2026_11_04.md": (
+                "- TODO write the report\n"
+                "- DONE shipped the fix\n"
+                "- NOW reviewing\n"
+                "- LATER call back\n"
+                "- WAITING on legal\n"
+                "- CANCELED the trip\n"
+                "- [#A] urgent thing\n"
+                "- TODO [#B] less urgent\n"
+                "- IN-PROGRESS migrating\n"
+            ),
+        },
+    ),
+    "builtin_pages": Case(
+        "Built-in pages (Contents, Favorites, card, the markers, A/B/C) exist in every graph;"
+        " `pages/contents.md` is the Contents page.",
+        {
+            "pages/contents.md": "- [[Reading]]\n",
+            "pages/Reading.md": "- books\n",
+            "journals/2026_11_05.md": (
+                "- added to [[Favorites]]\n- a flash #card\n- see [[Contents]]\n- grade [[A]]\n"
+            ),
+        },
+    ),
+    "begin_blocks": Case(
+        "`#+BEGIN_QUERY/EXAMPLE/SRC` content carries no references; `- ` lines inside"
+        " `#+BEGIN_EXAMPLE`/`#+BEGIN_QUOTE` are not blocks; `#+BEGIN_NOTE` on a continuation"
+        " line is not a tag (its content does refer).",
+        {
+            "pages/Reading.md": "- books\n",
+            "journals/2026_11_06.md": (
+                "- a query\n"
+                "  #+BEGIN_QUERY\n"
+                "  {:query [:find ?b :where [?b :block/refs [[Reading]]]]}\n"
+                "  #+END_QUERY\n"
+                "- an example\n"
+                "  #+BEGIN_EXAMPLE\n"
+                "  - [[Example Topic]] inside\n"
+                "  #+END_EXAMPLE\n"
+                "- some source\n"
+                "  #+BEGIN_SRC clojure\n"
+                "  (def x [[Src Topic]])\n"
+                "  #+END_SRC\n"
+                "- a quote\n"
+                "  #+BEGIN_QUOTE\n"
+                "  - [[Quote Topic]] said so\n"
+                "  #+END_QUOTE\n"
+                "- a note\n"
+                "  #+BEGIN_NOTE\n"
+                "  about [[Note Topic]]\n"
+                "  #+END_NOTE\n"
+                "- after them [[Reading]]\n"
+            ),
+        },
+    ),
+    "alias_is_a_page": Case(
+        "An alias that is also a page: `Projects` is an alias of Work and the namespace parent of"
+        " `Projects/Website` (an empty page: opening it shows Work); `ML` is an alias of"
+        " Machine Learning and a page with its own file (opening it shows ML itself, with the"
+        " references of both).",
+        {
+            "pages/Work.md": "alias:: Projects\n\n- Everything for the job\n",
+            "pages/Projects___Website.md": "- The new site\n",
+            "pages/Machine Learning.md": "alias:: ML\n\n- Models\n",
+            "pages/ML.md": "- my own ML notes\n- links [[Machine Learning]]\n",
+            "journals/2026_11_07.md": (
+                "- launched [[Projects/Website]]\n"
+                "- all [[Projects]] reviewed\n"
+                "- read about [[ML]]\n"
+                "- and [[Machine Learning]] again\n"
+            ),
+        },
+    ),
+    "org_pages": Case(
+        "Org-mode pages (`.org`) have blocks (`*` headlines), references (`[[X]]`, `#tag`),"
+        " a `#+TITLE:` and journal days (journals/yyyy_MM_dd.org).",
+        {
+            "pages/Org Topic.org": (
+                "#+TITLE: Org Topic Title\n\n"
+                "* A headline about [[Reading]]\n"
+                "** TODO a child task\n"
+                "* Another about #Writing\n"
+            ),
+            "pages/Reading.md": "- books\n",
+            "journals/2026_11_08.org": "* met about [[Org Topic Title]]\n** DONE settled it\n",
+            "journals/2026_11_09.md": "- read [[Org Topic Title]]\n",
+        },
+    ),
+    "name_spellings": Case(
+        "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
+        " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",
+        {
+            "pages/Topic.md": "- the topic\n",
+            "journals/2026_11_10.md": (
+                "- spaced [[Topic ]] link\n"
+                "- slashed [[/Topic/]] link\n"
+                "- embedded {{embed [[Topic]]}}\n"
+                "- triple {{{embed [[Topic]]}}}\n"
+                "- lower [[topic]]\n"
+            ),
+        },
+    ),
+    "yaml_title": Case(
+        "YAML front matter `title:` names the page (and `alias:` gives it aliases).",
+        {
+            "pages/yaml-page.md": (
+                "---\ntitle: YAML Titled\nalias: YT\n---\n\n- body about [[Reading]]\n"
+            ),
+            "pages/Reading.md": "- books\n",
+            "journals/2026_11_11.md": "- read [[YAML Titled]]\n- and [[YT]]\n- not [[yaml-page]]\n",
+        },
+    ),
+    "date_pages": Case(
+        "Logseq makes a page a journal by its *name*: a date-titled page that exists only by"
+        " reference (`[[Oct 30th, 2026]]`, `[[2026-10-29]]` which it renames to `Oct 29th,"
+        " 2026`), a file whose `title::` is a date, a file in pages/ named like a journal file.",
+        {
+            "pages/standup.md": "title:: Nov 3rd, 2026\n\n- stand-up notes about [[Reading]]\n",
+            "pages/2026_11_07.md": "- a page file named like a journal\n",
+            "pages/Reading.md": "- books\n",
+            "journals/2026_11_12.md": (
+                "- follow-up of [[Oct 30th, 2026]]\n"
+                "- and of [[2026-10-29]]\n"
+                "- see [[Nov 3rd, 2026]]\n"
+                "- see [[Nov 7th, 2026]]\n"
+            ),
+        },
+    ),
+    "journal_file_names": Case(
+        "Files in journals/ whose names do not follow `yyyy_MM_dd`: Logseq titles a page by"
+        " its file name and makes it a journal if that title parses with the title format,"
+        " `yyyy-MM-dd` or `yyyy_MM_dd`.",
+        {
+            "pages/Reading.md": "- books\n",
+            "journals/2026-10-21.md": "- dashes [[Reading]]\n",
+            "journals/20261022.md": "- compact [[Reading]]\n",
+            "journals/2026_1_5.md": "- short [[Reading]]\n",
+            "journals/weekly review.md": "- not a date [[Reading]]\n",
+            "journals/2026_10_23.md": "- normal [[Reading]]\n",
+        },
+    ),
+    "path_refs": Case(
+        "Path-refs: a block nested under a block that refers to X is part of X's references"
+        " (a DONE child resolves X); siblings are not; a Markdown heading without a bullet is a"
+        " top-level block, so the bullets after it are its siblings.",
+        {
+            "pages/Topic.md": "- the topic\n",
+            "journals/2026_11_13.md": (
+                "- about [[Topic]]\n"
+                "\t- DONE fixed it\n"
+                "\t\t- deeper still\n"
+                "- a sibling\n"
+                "# Heading on [[Topic]]\n"
+                "- after the heading\n"
+                "\t- under it\n"
+            ),
+        },
+    ),
+    "tags_and_properties": Case(
+        "`tags::` and `alias::` page properties, comma-separated properties (people::, from the"
+        " config) and property values with references; `#tag`, `#[[a tag]]`, `[label]([[X]])`.",
+        {
+            "pages/Reading.md": "tags:: [[Books]], Learning\n\n- books\n",
+            "pages/Books.md": "- all of them\n",
+            "pages/Dana.md": "- a person\n",
+            "journals/2026_11_14.md": (
+                "- lunch\n"
+                "  people:: Dana, Omar\n"
+                "- plan #Books and #[[Deep Work]]\n"
+                "- see [the list]([[Reading]])\n"
+                "- **bold [[Books]]**\n"
+            ),
+        },
+    ),
+    "comma_in_brackets": Case(
+        "A comma inside `[[…]]` in a comma-separated property (`alias::`, `tags::`) is part of"
+        " the name: `alias:: [[Smith, John]]` is one alias, `tags:: [[Dallas, TX]]` one tag.",
+        {
+            "pages/Contacts.md": "alias:: [[Smith, John]]\n\n- contact card\n",
+            "pages/Trip.md": "tags:: [[Dallas, TX]], travel\n\n- trip notes\n",
+            "journals/2026_11_16.md": (
+                "- call [[Smith, John]]\n- lunch\n  tags:: [[Doe, Jane]], #[[A, B]]\n"
+            ),
+        },
+    ),
+    "first_line_properties": Case(
+        "A bullet whose first line (after a task marker or priority) is `key:: value` holds"
+        " properties, not text: `- project:: [[Apollo]]` refers to `project` and Apollo (its"
+        " children inherit them), `- tags:: Rocket, Space` to both tags; a key with a colon"
+        " makes no property (`- a::b:: [[AB]]` is text that links AB); `- alias:: X` as a"
+        " page's first bullet is a block property, no alias of the page.",
+        {
+            "pages/Apollo.md": "- alias:: Moonshot\n- the project page\n",
+            "journals/2026_11_17.md": (
+                "- project:: [[Apollo]]\n"
+                "\t- kickoff notes\n"
+                "- tags:: Rocket, Space\n"
+                "- TODO owner:: [[Dana]]\n"
+                "- [#A] status:: open\n"
+                "- a::b:: [[AB]]\n"
+                "- see [[Moonshot]]\n"
+            ),
+        },
+    ),
+    "late_page_properties": Case(
+        "A page's properties are its first property drawer before the first block, after blank"
+        " or text lines too (`alias::` after an empty first line makes an alias); but a"
+        " `title::` renames the page only in a drawer that opens the page.",
+        {
+            "pages/P1.md": "\nalias:: A1\n\n- body\n",
+            "pages/P2.md": "text [[R2]]\nalias:: A2\ntags:: T2\n- body\n",
+            "pages/P3.md": "\n\ntitle:: T3\nalias:: A3\n- body\n",
+            "pages/P4.md": "alias:: A4\n\nalias:: B4\n- body\n",
+            "journals/2026_11_18.md": (
+                "- [[A1]]\n- [[A2]]\n- [[A3]]\n- [[T3]]\n- [[A4]]\n- [[B4]]\n- [[T2]]\n"
+            ),
+        },
+    ),
+    "drawers": Case(
+        "A drawer (`:LOGBOOK:` … `:END:`, any name) holds no references, and runs to the next"
+        " `:END:` line, the bullets between included; a `:PROPERTIES:` drawer of `:key: value`"
+        " lines holds the block's properties (its keys are pages too).",
+        {
+            "journals/2026_11_19.md": (
+                "- timer\n"
+                "  :LOGBOOK:\n"
+                "  CLOCK: [2026-11-19 Thu 09:00] [[Billing]]\n"
+                "  :END:\n"
+                "- standup\n"
+                "  :PROPERTIES:\n"
+                "  :owner: [[Dana]]\n"
+                "  :END:\n"
+                "- open drawer\n"
+                "  :NOTES:\n"
+                "- swallowed [[Hidden]]\n"
+                "  :END:\n"
+                "- after [[Seen]]\n"
+            ),
+        },
+    ),
+    "self_and_alias_pages": Case(
+        "A page's references to itself do not count; blocks on an alias page count for the"
+        " real page only where they or an ancestor refer to it.",
+        {
+            "pages/Topic.md": "alias:: TP\n\n- about [[Topic]] itself\n- and [[TP]]\n",
+            "pages/TP.md": "- alias page body\n- refers to [[Topic]]\n\t- child of it\n",
+            "journals/2026_11_15.md": "- [[TP]] from a journal\n",
+        },
+    ),
+}
