@@ -11,7 +11,8 @@ tests/test_logseq_graph_oracle.py). What differs from Markdown:
 * a drawer is a ``:NAME:`` line up to the next ``:END:`` line (headlines inside are no blocks); a
   block's properties are its first ``:PROPERTIES:`` drawer (``:key: value``); before the first
   headline a drawer and ``#+KEY: value`` lines are the page's (``#+TITLE:``, ``#+ALIAS:``);
-* ``=verbatim=`` and ``~code~`` hide references (backticks do not: org has no code spans); so
+* ``=verbatim=`` and ``~code~`` hide references where mldoc opens them (`_VERBATIM`; backticks
+  do not: org has no code spans); so
   do other drawers, fixed-width text (a line starting with ``:`` that opens no drawer, and the
   lines starting with ``:`` after it), ``# `` comments and ``#+BEGIN_SRC``/``EXAMPLE``/
   ``COMMENT``/``EXPORT``/``QUERY`` blocks;
@@ -43,8 +44,11 @@ _DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
 _DRAWER_PROPERTY = re.compile(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 _COLON_LINE = re.compile(r"[ \t]*:")
 _COMMENT = re.compile(r"[ \t]*#(?:[ \t]|$)")
-# =verbatim= and ~code~: opened by a mark not after a letter or digit, closed by the next one.
-_VERBATIM = re.compile(r"(?<![0-9A-Za-z])([=~])[^\n]+?\1")
+# =verbatim= and ~code~: a mark, text on one line without it, the mark again; opened only where
+# mldoc's inline parser tries a construct: at the start, after white space or one of its org plain
+# delimiters (its plain text runs over every other character, marks included), or after a link
+_VERBATIM = re.compile(r"([=~])(?:(?!\1)[^\r\n])+\1")
+_TRIES_AFTER = frozenset(" \t\n\r\f\\_^[*/+$#")
 _ORG_LINK = re.compile(r"\[\[(?P<url>[^\[\]]+)\]\[(?P<label>[^\[\]]*)\]\]")
 _SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
 _ASSET = re.compile(r"[./]*assets")
@@ -53,10 +57,24 @@ _ASSET = re.compile(r"[./]*assets")
 def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) -> None:
     """Append the references of org inline text (a headline title or a paragraph) to ``out``."""
     if "=" in text or "~" in text:
-        text = _VERBATIM.sub(lambda m: " " * len(m.group()), text)
+        text = _blank_verbatim(text)
     if "][" in text:
         text = _ORG_LINK.sub(lambda m: _org_link(m, lineno, out), text)
     logseq_inline_refs(text.replace("`", "\ue000"), lineno, out)
+
+
+def _blank_verbatim(text: str) -> str:
+    """``text`` with its ``=verbatim=`` and ``~code~`` blanked out (see `_VERBATIM`)."""
+    pieces: list[str] = []
+    done, pos, end = 0, 0, -1  # end: where the last one ended (mldoc tries again there)
+    while (m := _VERBATIM.search(text, pos)) is not None:
+        at = m.start()
+        if at == 0 or at == end or text[at - 1] in _TRIES_AFTER or text.endswith("]]", 0, at):
+            pieces += [text[done:at], " " * (m.end() - at)]
+            done = end = pos = m.end()
+        else:
+            pos = at + 1
+    return "".join(pieces) + text[done:] if pieces else text
 
 
 def _org_link(m: re.Match[str], lineno: int, out: list[Ref]) -> str:

@@ -146,6 +146,21 @@ CASES: dict[str, Case] = {
             "journals/2026_11_09.md": "- read [[Org Topic Title]]\n",
         },
     ),
+    "org_inline": Case(
+        "Org inline text: `~code~` and `=verbatim=` hide references, but open only where mldoc"
+        " tries a construct (after white space, `[`, `*` … or a link; its plain text runs over"
+        " `(`, `'`, letters and the marks themselves) and hold no mark of their own kind.",
+        {
+            "pages/Target.md": "- the target\n",
+            "journals/2026_11_21.org": (
+                "* strike-like ~~old [[Target]]~ is no code\n"
+                "* nor is (~[[Target]]~) in brackets\n"
+                "* nor 'x=[[Target]]=' in quotes\n"
+                "* code ~[[Hidden]]~ after a space, [~[[Hidden]]~ after a bracket\n"
+                "* verbatim =[[Hidden]]= and ~a=[[Hidden]]=b~\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

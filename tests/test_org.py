@@ -59,5 +59,18 @@ def test_org_constructs_match_mldoc() -> None:
     )
 
 
+def test_verbatim_and_code_open_where_mldoc_tries_them() -> None:
+    """``=x=`` and ``~x~`` hold no mark of their own kind, and open only after white space, an
+    org plain delimiter or another construct: mldoc's plain text runs over anything else."""
+    check(
+        [
+            "* a ~~b [[X]]~ c ==b [[Y]]= ~ [[Z]] ~ d\n",
+            "* (~[[X]]~) a]~[[Y]]~ -~[[Z]]~ .~[[W]]~ 'x=[[V]]=' word=[[U]]=\n",
+            "* [~[[X]]~ *b*~[[Y]]~ ~a~~[[Z]]~ [[L]]~[[W]]~ =a ~[[V]]~\n",
+            "* h\nx ~[[X]]\n~ ~a=[[Y]]=b~\n=[[Z]]= at a line's start\n",
+        ]
+    )
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])
