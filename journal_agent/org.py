@@ -10,12 +10,16 @@ tests/test_logseq_graph_oracle.py). What differs from Markdown:
   ``:a:b:`` ending the line (each a reference). ``- `` lines are list text, not blocks;
 * a drawer is a ``:NAME:`` line up to the next ``:END:`` line (headlines inside are no blocks); a
   block's properties are its first ``:PROPERTIES:`` drawer (``:key: value``); before the first
-  headline a drawer and ``#+KEY: value`` lines are the page's (``#+TITLE:``, ``#+ALIAS:``);
+  headline a drawer is the page's (its ``title`` only if it opens the page);
+* ``#+KEY: value`` lines anywhere are the page's properties (``mldoc.cljc``
+  ``collect-page-properties``: ``#+TITLE:``, ``#+ALIAS:``, also ``#+NAME:`` under a headline),
+  never text; if a page has any, they replace its drawer's. Those right after a
+  ``:PROPERTIES:`` drawer (blank lines between) join that drawer, and an indented one in a list
+  item is the item's text;
 * ``=verbatim=`` and ``~code~`` hide references where mldoc opens them (`_VERBATIM`; backticks
-  do not: org has no code spans); so
-  do other drawers, fixed-width text (a line starting with ``:`` that opens no drawer, and the
-  lines starting with ``:`` after it), ``# `` comments and ``#+BEGIN_SRC``/``EXAMPLE``/
-  ``COMMENT``/``EXPORT``/``QUERY`` blocks;
+  do not: org has no code spans); so do other drawers, fixed-width text (a line starting with
+  ``:`` that opens no drawer, and the lines starting with ``:`` after it), ``# `` comments and
+  ``#+BEGIN_SRC``/``EXAMPLE``/``COMMENT``/``EXPORT``/``QUERY`` blocks;
 * ``[[page][label]]`` links the page, ``[[file:x.org][Label]]`` the page named by its label, and
   ``[[https://…][x]]`` nothing.
 
@@ -26,6 +30,7 @@ with the Markdown inline grammar (`scanner`), on the text with the org-only cons
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
@@ -52,6 +57,19 @@ _TRIES_AFTER = frozenset(" \t\n\r\f\\_^[*/+$#")
 _ORG_LINK = re.compile(r"\[\[(?P<url>[^\[\]]+)\]\[(?P<label>[^\[\]]*)\]\]")
 _SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
 _ASSET = re.compile(r"[./]*assets")
+# a line that starts an item of mldoc's org lists (at the line's start only)
+_LIST_ITEM = re.compile(r"(?:[-+]|[0-9]+\.)[ \t]")
+
+
+class _Join(NamedTuple):
+    """A :PROPERTIES: drawer that the lines after it may still join, as mldoc reads them: a
+    ``#+KEY:`` line after it (blank lines between), and another drawer right after it or after
+    such a line (blank lines between)."""
+
+    block: Block
+    kept: bool  # its properties are kept: the block's first drawer, or the page's
+    after_directive: bool  # its last line so far is a #+KEY: line
+    drawer_ok: bool  # a drawer starting here joins it
 
 
 def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) -> None:
@@ -98,7 +116,18 @@ def scan_org(text: str, tail: int, comma_properties: frozenset[str]) -> Outline:
 class _OrgScan(Builder):
     """One pass over the lines of an org page (see the module docstring)."""
 
-    __slots__ = ("lines", "comma_properties", "begins", "paragraph", "start", "drawer_seen")
+    __slots__ = (
+        "lines",
+        "comma_properties",
+        "begins",
+        "paragraph",
+        "start",
+        "drawer_seen",
+        "joins",
+        "directives",
+        "keys",
+        "late_drawer",
+    )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
         super().__init__(Outline("", [], {}, []))
@@ -107,7 +136,11 @@ class _OrgScan(Builder):
         self.begins: BeginBlocks | None = BeginBlocks(text) if "#+" in text else None
         self.paragraph: list[str] = []
         self.start = 0
-        self.drawer_seen = -1  # where the current block's properties drawer ended, if it has one
+        self.drawer_seen = False  # the current block has had its properties drawer
+        self.joins: _Join | None = None  # the drawer that the next line may join
+        self.directives: list[tuple[str, str, int]] = []  # the page's #+KEY: lines
+        self.keys: dict[str, int] = {}  # the line each page property was read on
+        self.late_drawer = False  # the page's drawer is not on its first line
 
     def run(self, tail: int) -> Outline:
         lines, i = self.lines, 0
@@ -120,18 +153,32 @@ class _OrgScan(Builder):
             else:
                 i = self.body(i, line)
         self.flush()
+        if self.directives:
+            self.page_directives()
         for block in self.blocks:
             block.end = trim_end(block.end, block.line, tail)
         return close_outline(self.outline, self, tail)
 
+    def page_directives(self) -> None:
+        """The page's properties are its #+KEY: lines when it has any: the graph parser puts
+        them first, so they win over a drawer (its ``extract-blocks`` keeps the first of both),
+        and a key given again keeps its last value (a map)."""
+        outline = self.outline
+        outline.page_properties, outline.page_refs = {}, []
+        page = Block(0, 1, 0, 0, -1, "preamble", "")  # (the page's, first block or not)
+        keys: dict[str, int] = {}
+        for key, value, lineno in self.directives:
+            record_property(key, value, lineno, page, outline, self.comma_properties, keys)
+
     def headline(self, lineno: int, m: re.Match[str]) -> None:
         self.flush()
+        self.joins = None
         title = m.group("title")
         block = self.open(lineno, len(m.group("stars")), "", "heading", title, m.group("m"))
         block.priority = m.group("p")
         if m.group("tags"):
             block.tags = tuple(m.group("tags").split(":"))
-        self.drawer_seen = -1
+        self.drawer_seen = False
         if title:
             org_refs(title, lineno, block.refs)
 
@@ -142,16 +189,24 @@ class _OrgScan(Builder):
         block = self.blocks[-1]
         block.end = i + 1
         body = line.lstrip(" \t")
+        joins, self.joins = self.joins, None
+        if not body and joins is not None:  # a blank line: only a #+KEY: line's may be followed
+            self.joins = joins._replace(drawer_ok=joins.after_directive)  # by a drawer
         if body.startswith(":"):
-            return self.colon(i, block)
+            return self.colon(i, block, joins)
         if body.startswith("#+"):
             end = self.begin(i, body, block)
             if end is not None:
                 return end
-            found = directive(body) if block.kind == "preamble" else None
-            if found is not None:
+            found = directive(body)
+            if found is not None and (joins is not None or not self.in_list_item(i)):
                 self.flush()
-                record_property(*found, i, block, self.outline, self.comma_properties)
+                if joins is None:
+                    self.directives.append((*found, i))
+                else:  # mldoc reads it as one more property of that drawer
+                    self.joins = joins._replace(after_directive=True, drawer_ok=True)
+                    if joins.kept:
+                        self.drawer_property(*found, i, joins.block)
                 return i + 1
         if _COMMENT.match(line):
             self.flush()
@@ -172,15 +227,17 @@ class _OrgScan(Builder):
         if name.lower() not in NO_REF_KINDS:
             for j in range(i + 1, end):
                 line = self.lines[j]
-                if not _COMMENT.match(line) and not _COLON_LINE.match(line):
+                body = line.lstrip(" \t")
+                if not (_COMMENT.match(line) or body.startswith(":") or directive(body)):
                     org_refs(line, j, block.refs)
         block.end = end + 1
         return end + 1
 
-    def colon(self, i: int, block: Block) -> int:
+    def colon(self, i: int, block: Block, joins: _Join | None) -> int:
         """A line starting with ``:``: a drawer up to the next ``:END:`` line (the first
-        ``:PROPERTIES:`` drawer of a block holds its properties, any other holds no references),
-        else fixed-width text with the ``:`` lines after it; return the line after them."""
+        ``:PROPERTIES:`` drawer of a block holds its properties, and the ``#+KEY:`` lines right
+        after it; any other holds no references), else fixed-width text with the ``:`` lines
+        after it; return the line after them."""
         self.flush()
         lines = self.lines
         m = _DRAWER_START.match(lines[i])
@@ -194,15 +251,50 @@ class _OrgScan(Builder):
             block.end = j
             return j
         props = m.group("name").upper() == "PROPERTIES"
-        if props and (self.drawer_seen < 0 or self.drawer_seen == i):  # the first (or the next
-            self.drawer_seen = end + 1  # one right after it: mldoc makes them one drawer)
+        if props and joins is not None and joins.drawer_ok:  # mldoc makes them one drawer
+            kept = joins.kept
+        else:  # the block's first
+            kept = props and not self.drawer_seen
+            self.late_drawer |= kept and block.kind == "preamble" and i > 0
+        if kept:
+            self.drawer_seen = True
             for j in range(i + 1, end):
                 prop = _DRAWER_PROPERTY.match(lines[j])
                 if prop:
-                    key, value = prop.group("key"), prop.group("value") or ""
-                    record_property(key, value, j, block, self.outline, self.comma_properties)
+                    self.drawer_property(prop.group("key"), prop.group("value") or "", j, block)
+        self.joins = _Join(block, kept, False, True) if props else None
         block.end = end + 1
         return end + 1
+
+    def drawer_property(self, key: str, value: str, lineno: int, block: Block) -> None:
+        """Keep one property of a drawer: the page's title only from a drawer on the page's
+        first line (``extract.cljc`` ``get-page-name`` reads the first AST node only)."""
+        page = block.kind == "preamble"
+        if page and self.late_drawer and key.lower() == "title":
+            return
+        keys = self.keys if page else None
+        record_property(key, value, lineno, block, self.outline, self.comma_properties, keys)
+
+    def in_list_item(self, i: int) -> bool:
+        """Whether line ``i``, indented, is the text of a list item (``#+KEY:`` there is no
+        directive). mldoc's org lists: items at the start of a line, each with the indented
+        lines under it; an indented item among them makes the whole a paragraph."""
+        lines = self.lines
+        if lines[i][:1] not in (" ", "\t"):
+            return False
+        j = i - 1
+        while j >= 0 and lines[j].strip() and lines[j][:1] in (" ", "\t"):
+            if _LIST_ITEM.match(lines[j].lstrip(" \t")):
+                return False
+            j -= 1
+        if j < 0 or not _LIST_ITEM.match(lines[j]):
+            return False
+        k = i + 1
+        while k < len(lines) and lines[k].strip() and lines[k][:1] in (" ", "\t"):
+            if _LIST_ITEM.match(lines[k].lstrip(" \t")):
+                return False
+            k += 1
+        return True
 
     def flush(self) -> None:
         """Read the waiting paragraph, unless it starts with a timestamp (a schedule: the graph

@@ -146,6 +146,40 @@ CASES: dict[str, Case] = {
             "journals/2026_11_09.md": "- read [[Org Topic Title]]\n",
         },
     ),
+    "org_directives": Case(
+        "Org `#+KEY:` lines anywhere in a page are its properties, never a headline's text"
+        " (`#+ALIAS:` under a headline makes an alias, `#+NAME:` and `#+RESULTS:` are no tags),"
+        " and replace a `:PROPERTIES:` drawer's; right after a drawer (blank lines between) they"
+        " join it; indented in a list item they are its text; a key given again keeps its last"
+        " value; a page drawer's `:title:` renames the page only from the page's first line.",
+        {
+            "pages/Babel.org": (
+                "* run [[Shell]]\n#+NAME: ls\n#+BEGIN_SRC sh\nls\n#+END_SRC\n\n"
+                "#+RESULTS: ls\n: out\n** TODO check it\n"
+            ),
+            "pages/late.org": (
+                "intro\n* first\n#+ALIAS: Late Alias\n#+FOO: [[Late Ref]]\n** sub\n"
+                "#+TITLE: Late Title\n"
+            ),
+            "pages/drawn.org": ":PROPERTIES:\n:alias: Lost Alias\n:END:\n* body\n#+STARTUP: x\n",
+            "pages/joined.org": (
+                ":PROPERTIES:\n:alias: Kept Alias\n:END:\n\n#+TITLE: Joined Title\n* h\n"
+                ":PROPERTIES:\n:k: v\n:END:\n#+BAR: [[Block Prop]]\n"
+            ),
+            "pages/listed.org": (
+                "* h\n- item\n  #+ALIAS: Item Text\n- a\n  - b\n    #+ALIAS: Broken List\n"
+            ),
+            "pages/late drawer.org": (
+                "text\n:PROPERTIES:\n:title: Not A Title\n:alias: Drawer Alias\n:END:\n* body\n"
+            ),
+            "pages/twice.org": "#+ALIAS: First Alias\n* body\n#+ALIAS: Second Alias\n",
+            "journals/2026_11_20.org": (
+                "* [[Late Alias]] [[Late Title]] [[Lost Alias]] [[Kept Alias]] [[Joined Title]]\n"
+                "* [[Item Text]] [[Broken List]] [[Not A Title]] [[Drawer Alias]]\n"
+                "* [[First Alias]] [[Second Alias]]\n"
+            ),
+        },
+    ),
     "org_inline": Case(
         "Org inline text: `~code~` and `=verbatim=` hide references, but open only where mldoc"
         " tries a construct (after white space, `[`, `*` … or a link; its plain text runs over"

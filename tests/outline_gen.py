@@ -541,6 +541,16 @@ def _org_body(rng: random.Random) -> list[str]:
         ["#+BEGIN_SRC python", f"x = '[[{name}]]'", "#+END_SRC"],
         ["#+BEGIN_EXAMPLE", f"- [[{name}]]", "#+END_EXAMPLE"],
         ["#+BEGIN_NOTE", _org_inline(rng), "#+END_NOTE"],
+        # #+KEY: lines: page properties anywhere, joining a drawer right before them, text when
+        # indented in a list item. (Left out: references in one that joins a drawer: mldoc
+        # gives no AST of its value, which tests/oracle/mldoc_outline.js reads them from.)
+        [
+            rng.choice(WORDS),
+            f"#+{rng.choice(['NAME', 'RESULTS', 'CAPTION', 'ALIAS', 'title'])}: "
+            + rng.choice([f"[[{name}]]", rng.choice(WORDS)]),
+        ],
+        ["- list item", f"  #+{rng.choice(['ALIAS', 'NAME'])}: {rng.choice(WORDS)}"],
+        [":PROPERTIES:", ":type: x", ":END:", *[""] * rng.randint(0, 1), "#+RESULTS: out"],
     ]
     return rng.choice(choices)
 

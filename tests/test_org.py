@@ -59,6 +59,35 @@ def test_org_constructs_match_mldoc() -> None:
     )
 
 
+def test_directives_anywhere_are_page_properties() -> None:
+    """``#+KEY:`` lines are the page's properties wherever they stand (never a headline's text),
+    in place of a drawer's; right after a drawer they join it; in a list item they are text."""
+    check(
+        [
+            "* h [[X]]\n#+NAME: blk\n#+BEGIN_SRC sh\nls\n#+END_SRC\n#+RESULTS: blk\n: out\n"
+            "#+CAPTION: a [[Cap]]\n",
+            "intro\n* h\n- item\n  #+ALIAS: InItem\n#+ALIAS: Late, [[L2]]\n- a\n  - b\n"
+            "    #+FOO: [[Nested]]\n",
+            ":PROPERTIES:\n:alias: Drawer\n:END:\n* h\n#+STARTUP: overview\n",
+            ":PROPERTIES:\n:alias: Drawer\n:END:\n\n#+TITLE: Joined\n* h\n",
+            "* h\n#+BEGIN_QUOTE\n#+ALIAS: Q [[InQuote]]\n#+END_QUOTE\n",
+            "#+FOO: [[A]]\n* h\n#+FOO: [[B]]\n",
+            ":PROPERTIES:\n:foo: [[A]]\n:foo: [[B]]\n:END:\n* h\n",
+            "* h\n:LOGBOOK:\nx\n:END:\n#+FOO: [[AfterLogbook]]\n",
+        ]
+    )
+    props = {
+        "* h\n#+TITLE: Late\n": {"title": "Late"},
+        ":PROPERTIES:\n:alias: A\n:END:\n* h\n  #+STARTUP: x\n": {"startup": "x"},
+        ":PROPERTIES:\n:alias: A\n:END:\n\n#+TITLE: T\n* h\n": {"alias": "A", "title": "T"},
+        "text\n:PROPERTIES:\n:title: T\n:alias: A\n:END:\n* h\n": {"alias": "A"},
+        "* h\n:PROPERTIES:\n:a: 1\n:END:\n#+TITLE: T\n": {},
+        "* h\n- item\n  #+TITLE: T\n": {},
+    }
+    for text, want in props.items():
+        assert scan_org(text, line_count(text), COMMA_PROPERTIES).page_properties == want, text
+
+
 def test_verbatim_and_code_open_where_mldoc_tries_them() -> None:
     """``=x=`` and ``~x~`` hold no mark of their own kind, and open only after white space, an
     org plain delimiter or another construct: mldoc's plain text runs over anything else."""
