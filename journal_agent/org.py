@@ -29,13 +29,14 @@ with the Markdown inline grammar (`scanner`), on the text with the org-only cons
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .properties import record_property
-from .scanner import logseq_inline_refs, timestamp_first
+from .scanner import logseq_inline_refs, raw_end, timestamp_first
 
 _HEADLINE = re.compile(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
@@ -127,6 +128,7 @@ class _OrgScan(Builder):
         "directives",
         "keys",
         "late_drawer",
+        "starts",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -141,6 +143,7 @@ class _OrgScan(Builder):
         self.directives: list[tuple[str, str, int]] = []  # the page's #+KEY: lines
         self.keys: dict[str, int] = {}  # the line each page property was read on
         self.late_drawer = False  # the page's drawer is not on its first line
+        self.starts: list[int] = []  # where each line starts in the text, found on first need
 
     def run(self, tail: int) -> Outline:
         lines, i = self.lines, 0
@@ -208,6 +211,8 @@ class _OrgScan(Builder):
                     if joins.kept:
                         self.drawer_property(*found, i, joins.block)
                 return i + 1
+        if body.startswith(("<", "\\")) and (end := self.raw(i, len(line) - len(body))):
+            return end
         if _COMMENT.match(line):
             self.flush()
         elif not self.paragraph:
@@ -215,6 +220,34 @@ class _OrgScan(Builder):
         else:
             self.paragraph.append(line)
         return i + 1
+
+    def raw(self, i: int, indent: int) -> int:
+        """HTML or a LaTeX environment starting line ``i`` after its indentation, as in a
+        Markdown block (`scanner`): mldoc reads it as a block of its own, to its end across
+        lines, headlines and all, with no references; the rest of its last line starts a
+        paragraph. Return the line to go on from, or 0 if none starts there."""
+        text = "\n".join(self.lines)
+        if not self.starts:
+            self.starts = [0]
+            self.starts += [m.end() for m in re.finditer("\n", text)]
+        end = raw_end(text, self.starts[i] + indent)
+        if end is None:
+            return 0
+        while True:  # more of them may follow on its last line
+            line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
+            rest = text[end:line_end]
+            more = rest.lstrip(" \t")
+            after = raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
+            if after is None:
+                break
+            end = after
+        self.flush()
+        last = bisect.bisect_right(self.starts, end - 1) - 1  # the line it ends on
+        self.blocks[-1].end = last + 1
+        # mldoc's HTML block takes the line break after it; a LaTeX environment leaves it
+        if rest or text[end - 1] != ">":
+            self.paragraph, self.start = [rest], last
+        return last + 1
 
     def begin(self, i: int, body: str, block: Block) -> int | None:
         """A #+BEGIN block: its content's references, and the line after its END."""

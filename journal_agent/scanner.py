@@ -262,14 +262,14 @@ class _LogseqScan(Builder):
         reads it as a block of its own to its end, across lines, bullets and all (the lines are
         skipped like a fence's), and the rest of its last line starts a new paragraph."""
         text = self.text
-        end = _raw_end(text, at)
+        end = raw_end(text, at)
         if end is None:
             return False
         while True:  # more of them may follow on its last line
             line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
             rest = text[end:line_end]
             more = rest.lstrip(" \t")
-            after = _raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
+            after = raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
             if after is None:
                 break
             end = after
@@ -447,7 +447,7 @@ def timestamp_first(text: str) -> bool:
 _LATEX_BEGIN = re.compile(r"\\begin\{([^}]+)\}", re.I)
 
 
-def _raw_end(text: str, at: int) -> int | None:
+def raw_end(text: str, at: int) -> int | None:
     """Where HTML or a LaTeX environment starting at ``at`` ends, or None if none starts there.
     ``\\begin{name}`` runs to ``\\end{name}`` (in any case), or to the end of the page."""
     if text.startswith("<", at):

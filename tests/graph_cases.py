@@ -195,6 +195,20 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "org_raw_blocks": Case(
+        "In org pages as in Markdown, HTML and a LaTeX environment at the start of a line run to"
+        " their end across lines, headlines included, and hold no references (an unclosed"
+        " `\\begin{x}` to the end of the page); the rest of their last line is text.",
+        {
+            "pages/Target.md": "- the target\n",
+            "journals/2026_11_22.org": (
+                "* math\n\\begin{align}\nx = [[Hidden]]\n\\end{align} then [[Target]]\n"
+                "* html\n<div>\n[[Hidden]]\n* no headline [[Hidden]]\n</div>\n"
+                "* after them [[Target]]\n"
+                "* unclosed\n\\begin{x}\n[[Hidden]]\n* swallowed [[Target]]\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

@@ -551,6 +551,9 @@ def _org_body(rng: random.Random) -> list[str]:
         ],
         ["- list item", f"  #+{rng.choice(['ALIAS', 'NAME'])}: {rng.choice(WORDS)}"],
         [":PROPERTIES:", ":type: x", ":END:", *[""] * rng.randint(0, 1), "#+RESULTS: out"],
+        # HTML and LaTeX environments: blocks of their own, to their end across lines
+        ["\\begin{equation}", f"x = [[{name}]]", "\\end{equation}" + rng.choice(["", " [[X]]"])],
+        ["<div>", f"[[{name}]]", "</div>"],
     ]
     return rng.choice(choices)
 

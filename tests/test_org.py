@@ -101,5 +101,30 @@ def test_verbatim_and_code_open_where_mldoc_tries_them() -> None:
     )
 
 
+# HTML and LaTeX environments at the start of a line are blocks of their own, to their end
+# across lines (headlines and all), as in Markdown; the rest of their last line is text.
+RAW_CASES = [
+    "* h\n<div>\n[[Hidden]]\n</div>\n[[Seen]]\n",
+    "* h\n<div>\n[[Hidden]]\n* y [[Hidden]]\n</div> [[Seen]]\n",
+    "* h\n<div>\n[[Seen]]\n",  # unclosed: text
+    "* h\ntext\n<details>\n[[Hidden]]\n\n[[Hidden]]\n</details> [[Seen]]\n",
+    "* x\n\\begin{equation}\n[[Hidden]]\n\\end{equation}\n[[Seen]]\n",
+    "* x\n  \\BEGIN{align*} [[Hidden]]\n\\end{ALIGN*} [[Seen]]\n",
+    "* [[Seen]]\n\\begin{eq}\n[[Hidden]]\n* y [[Hidden]]\n",  # unclosed: to the page's end
+    "* x\na \\begin{eq}\n[[Seen]]\n\\end{eq}\n",  # not at the start of the line
+    "* x\n\\begin{eq}\n[[Hidden]]\n\\end{eq} <span>[[Hidden]]</span> [[Seen]]\n",
+    "* x\n- item\n  \\begin{eq}\n  [[Hidden]]\n  \\end{eq}\n[[Seen]]\n",  # in a list item
+    "pre\n\\begin{eq}\n[[Hidden]]\n\\end{eq}\n* h [[Seen]]\n",  # before the first headline
+]
+
+
+def test_html_and_latex_blocks_match_mldoc() -> None:
+    check(RAW_CASES)
+    for text in RAW_CASES:
+        found = {name for block in ours(text)["blocks"] for name in block["refs"]}
+        found |= set(ours(text)["page_refs"])
+        assert "Hidden" not in found and "Seen" in found, text
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])
