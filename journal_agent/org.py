@@ -20,6 +20,10 @@ tests/test_logseq_graph_oracle.py). What differs from Markdown:
   do not: org has no code spans); so do other drawers, fixed-width text (a line starting with
   ``:`` that opens no drawer, and the lines starting with ``:`` after it), ``# `` comments and
   ``#+BEGIN_SRC``/``EXAMPLE``/``COMMENT``/``EXPORT``/``QUERY`` blocks;
+* a paragraph whose first or second inline piece is a timestamp is its block's schedule, with
+  no references (`schedule`). A list (items at the start of a line, each with the indented
+  lines under it) is no part of a paragraph; #+BEGIN blocks, comments, fixed-width text and
+  ``#+KEY:`` lines take the blank lines after them, a list one;
 * ``[[page][label]]`` links the page, ``[[file:x.org][Label]]`` the page named by its label, and
   ``[[https://…][x]]`` nothing.
 
@@ -33,7 +37,7 @@ import bisect
 import re
 from typing import NamedTuple
 
-from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive
+from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .properties import record_property
 from .scanner import logseq_inline_refs, raw_end, timestamp_first
@@ -129,6 +133,8 @@ class _OrgScan(Builder):
         "keys",
         "late_drawer",
         "starts",
+        "listing",
+        "eat",
     )
 
     def __init__(self, text: str, comma_properties: frozenset[str]) -> None:
@@ -144,6 +150,8 @@ class _OrgScan(Builder):
         self.keys: dict[str, int] = {}  # the line each page property was read on
         self.late_drawer = False  # the page's drawer is not on its first line
         self.starts: list[int] = []  # where each line starts in the text, found on first need
+        self.listing = False  # in an item of a list (`item`)
+        self.eat = False  # blank lines here belong to what came before (`body`)
 
     def run(self, tail: int) -> Outline:
         lines, i = self.lines, 0
@@ -175,7 +183,7 @@ class _OrgScan(Builder):
 
     def headline(self, lineno: int, m: re.Match[str]) -> None:
         self.flush()
-        self.joins = None
+        self.joins, self.listing, self.eat = None, False, False
         title = m.group("title")
         block = self.open(lineno, len(m.group("stars")), "", "heading", title, m.group("m"))
         block.priority = m.group("p")
@@ -195,30 +203,49 @@ class _OrgScan(Builder):
         joins, self.joins = self.joins, None
         if not body and joins is not None:  # a blank line: only a #+KEY: line's may be followed
             self.joins = joins._replace(drawer_ok=joins.after_directive)  # by a drawer
+        if self.listing and (not body or line[0] not in " \t"):  # the list item has ended
+            self.flush()
+            self.listing = False
+            if not body:
+                return i + 1  # mldoc's list takes one blank line after it
+        if not body and self.eat:
+            return i + 1
+        self.eat = False
         if body.startswith(":"):
             return self.colon(i, block, joins)
-        if body.startswith("#+"):
-            end = self.begin(i, body, block)
-            if end is not None:
-                return end
-            found = directive(body)
-            if found is not None and (joins is not None or not self.in_list_item(i)):
-                self.flush()
-                if joins is None:
-                    self.directives.append((*found, i))
-                else:  # mldoc reads it as one more property of that drawer
-                    self.joins = joins._replace(after_directive=True, drawer_ok=True)
-                    if joins.kept:
-                        self.drawer_property(*found, i, joins.block)
-                return i + 1
+        if body.startswith("#+") and (end := self.hash_plus(i, body, block, joins)):
+            return end
         if body.startswith(("<", "\\")) and (end := self.raw(i, len(line) - len(body))):
             return end
+        if _LIST_ITEM.match(line) and self.item(i):
+            self.flush()
+            self.listing = True
         if _COMMENT.match(line):
             self.flush()
+            self.eat = True
         elif not self.paragraph:
             self.paragraph, self.start = [line], i
         else:
             self.paragraph.append(line)
+        return i + 1
+
+    def hash_plus(self, i: int, body: str, block: Block, joins: _Join | None) -> int:
+        """A ``#+`` line: a #+BEGIN block, or a ``#+KEY:`` directive (the page's property, or
+        one more of the drawer it follows); return the line to go on from, or 0 if it is text."""
+        end = self.begin(i, body, block)
+        if end is not None:
+            return end
+        found = directive(body)
+        if found is None or (joins is None and self.listing):
+            return 0
+        self.flush()
+        self.eat = True
+        if joins is None:
+            self.directives.append((*found, i))
+        else:  # mldoc reads it as one more property of that drawer
+            self.joins = joins._replace(after_directive=True, drawer_ok=True)
+            if joins.kept:
+                self.drawer_property(*found, i, joins.block)
         return i + 1
 
     def raw(self, i: int, indent: int) -> int:
@@ -244,9 +271,12 @@ class _OrgScan(Builder):
         self.flush()
         last = bisect.bisect_right(self.starts, end - 1) - 1  # the line it ends on
         self.blocks[-1].end = last + 1
-        # mldoc's HTML block takes the line break after it; a LaTeX environment leaves it
+        # mldoc's HTML block takes the line break after it (and the blank lines after that); a
+        # LaTeX environment leaves it
         if rest or text[end - 1] != ">":
             self.paragraph, self.start = [rest], last
+        else:
+            self.eat = True
         return last + 1
 
     def begin(self, i: int, body: str, block: Block) -> int | None:
@@ -264,6 +294,7 @@ class _OrgScan(Builder):
                 if not (_COMMENT.match(line) or body.startswith(":") or directive(body)):
                     org_refs(line, j, block.refs)
         block.end = end + 1
+        self.eat = True
         return end + 1
 
     def colon(self, i: int, block: Block, joins: _Join | None) -> int:
@@ -282,6 +313,7 @@ class _OrgScan(Builder):
             while j < len(lines) and _COLON_LINE.match(lines[j]):
                 j += 1
             block.end = j
+            self.eat = True
             return j
         props = m.group("name").upper() == "PROPERTIES"
         if props and joins is not None and joins.drawer_ok:  # mldoc makes them one drawer
@@ -308,31 +340,32 @@ class _OrgScan(Builder):
         keys = self.keys if page else None
         record_property(key, value, lineno, block, self.outline, self.comma_properties, keys)
 
-    def in_list_item(self, i: int) -> bool:
-        """Whether line ``i``, indented, is the text of a list item (``#+KEY:`` there is no
-        directive). mldoc's org lists: items at the start of a line, each with the indented
-        lines under it; an indented item among them makes the whole a paragraph."""
+    def item(self, i: int) -> bool:
+        """Whether line ``i``, a list item's first, starts an item of mldoc's org lists: the
+        item is that line and the indented lines under it, none of them an item itself (that
+        makes it paragraph text). Its text is no schedule and holds no ``#+KEY:`` directive,
+        and the list ends at a blank line (which it takes) or a line at the start."""
         lines = self.lines
-        if lines[i][:1] not in (" ", "\t"):
-            return False
-        j = i - 1
-        while j >= 0 and lines[j].strip() and lines[j][:1] in (" ", "\t"):
+        j = i + 1
+        while j < len(lines) and lines[j].strip() and lines[j][0] in " \t":
             if _LIST_ITEM.match(lines[j].lstrip(" \t")):
                 return False
-            j -= 1
-        if j < 0 or not _LIST_ITEM.match(lines[j]):
-            return False
-        k = i + 1
-        while k < len(lines) and lines[k].strip() and lines[k][:1] in (" ", "\t"):
-            if _LIST_ITEM.match(lines[k].lstrip(" \t")):
-                return False
-            k += 1
+            j += 1
         return True
 
     def flush(self) -> None:
-        """Read the waiting paragraph, unless it starts with a timestamp (a schedule: the graph
-        parser keeps no reference of it)."""
+        """Read the waiting paragraph, unless it is a schedule (`schedule`)."""
         text = "\n".join(self.paragraph).rstrip()
-        if text and not timestamp_first(text):
+        if text and (self.listing or not schedule(text)):
             org_refs(text, self.start, self.blocks[-1].refs)
         self.paragraph = []
+
+
+def schedule(text: str) -> bool:
+    """Whether a paragraph is a block's schedule, of which the graph parser keeps no reference
+    (``block.cljs`` ``paragraph-timestamp-block?``): its first or second inline piece is a
+    timestamp. One empty line first is a piece of its own (a line break), so the timestamp must
+    then open the next line (two empty lines put it third)."""
+    if text.startswith("\n"):
+        return not text.startswith("\n\n") and timestamp_start(text[1:]) == 0
+    return timestamp_first(text)

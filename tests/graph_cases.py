@@ -209,6 +209,28 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "org_schedules": Case(
+        "A paragraph whose first or second inline piece is a timestamp is its block's schedule:"
+        " Logseq keeps no reference of it. One empty line before it is a piece (a line break),"
+        " and so is the end of a LaTeX environment's line, but #+BEGIN blocks take the blank"
+        " lines after them and lists one; a list is no part of the paragraph before or after"
+        " it, and one whose item holds an indented item is paragraph text.",
+        {
+            "pages/Target.md": "- the target\n",
+            "journals/2026_11_23.org": (
+                "* one blank line\n\n<2026-11-20 Fri> [[Target]] dropped\n"
+                "* two blank lines\n\n\n<2026-11-20 Fri> [[Target]] kept\n"
+                "* TODO after math\n\\begin{x}y\\end{x}\nSCHEDULED: <2026-11-21 Sat> [[Target]]\n"
+                "* spaces first\n\n  <2026-11-20 Fri> [[Target]] kept\n"
+                "* after a source block\n#+BEGIN_SRC\nx\n#+END_SRC\n\n\n"
+                "<2026-11-20 Fri> [[Target]] dropped\n"
+                "* TODO a list under the schedule\nSCHEDULED: <2026-11-21 Sat>\n- book [[Target]]\n"
+                "* a list item that starts with a date\n- <2026-11-20 Fri> [[Target]] kept\n"
+                "* a list, then a date\n- item\n\n<2026-11-20 Fri> [[Target]] dropped\n"
+                "* a broken list\n<2026-11-20 Fri>\n- a\n  - b [[Target]] dropped\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

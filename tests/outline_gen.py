@@ -554,6 +554,11 @@ def _org_body(rng: random.Random) -> list[str]:
         # HTML and LaTeX environments: blocks of their own, to their end across lines
         ["\\begin{equation}", f"x = [[{name}]]", "\\end{equation}" + rng.choice(["", " [[X]]"])],
         ["<div>", f"[[{name}]]", "</div>"],
+        # a schedule: a timestamp as a paragraph's first or second piece (one empty line is one)
+        [
+            *[""] * rng.randint(0, 2),
+            f"{rng.choice(['', 'SCHEDULED: '])}<2024-01-05 Fri> [[{name}]]",
+        ],
     ]
     return rng.choice(choices)
 

@@ -126,5 +126,30 @@ def test_html_and_latex_blocks_match_mldoc() -> None:
         assert "Hidden" not in found and "Seen" in found, text
 
 
+def test_a_timestamp_after_one_empty_line_is_a_schedule() -> None:
+    """A paragraph whose first or second inline piece is a timestamp is a schedule, its
+    references dropped; one empty line before it is a piece (a line break), two put it third,
+    unless what comes before takes them. Lists are no part of a paragraph."""
+    check(
+        [
+            "* h\n\n<2024-01-05 Fri> [[Dropped]]\n* h2\n\n\n<2024-01-05 Fri> [[Kept]]\n",
+            "* h\n\nSCHEDULED: <2024-01-05 Fri> [[Dropped]]\n* h2\n\n  <2024-01-05 Fri> [[K]]\n",
+            "* h\n:PROPERTIES:\n:a: 1\n:END:\n\n<2024-01-05 Fri> [[Dropped]]\n",
+            "* h\n\\begin{x}y\\end{x}\n<2024-01-05 Fri> [[Dropped]]\n",
+            "* h\ntext\n\n<2024-01-05 Fri> [[Kept]]\n",
+            # #+BEGIN blocks, comments, fixed-width text and #+KEY: lines take the blank lines
+            # after them; a list takes one
+            "* h\n#+BEGIN_SRC\nx\n#+END_SRC\n\n\n<2024-01-05 Fri> [[Dropped]]\n",
+            "* h\n# c\n\n\n<2024-01-05 Fri> [[Dropped]]\n* h2\n: f\n\n\n<2024-01-05 Fri> [[D]]\n",
+            "* h\n- item\n\n<2024-01-05 Fri> [[Dropped]]\n",
+            "* h\n- item\n\n\n<2024-01-05 Fri> [[Dropped]]\n",
+            "* h\n- item\n\n\n\n<2024-01-05 Fri> [[Kept]]\n",
+            # a list is no part of the paragraph before it, and its items are no schedules
+            "* h\nSCHEDULED: <2024-01-05 Fri>\n- book [[Kept]]\n- <2024-01-05 Fri> [[Kept2]]\n",
+            "* h\n<2024-01-05 Fri>\n- a\n  - b [[Dropped]]\n",  # an item in an item: text
+        ]
+    )
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])
