@@ -25,7 +25,8 @@ tests/test_logseq_graph_oracle.py). What differs from Markdown:
   lines under it) is no part of a paragraph; #+BEGIN blocks, comments, fixed-width text and
   ``#+KEY:`` lines take the blank lines after them, a list one;
 * ``[[page][label]]`` links the page, ``[[file:x.org][Label]]`` the page named by its label, and
-  ``[[https://…][x]]`` nothing.
+  ``[[https://…][x]]`` nothing: with a label, a url holding ``:`` is a URL (without one, a page);
+  a label holds balanced ``[brackets]``.
 
 Everything else (``[[X]]``, ``#tag``, ``#[[X]]``, ``{{embed}}``, ``((uuid))``, emphasis) is read
 with the Markdown inline grammar (`scanner`), on the text with the org-only constructs blanked.
@@ -59,8 +60,13 @@ _COMMENT = re.compile(r"[ \t]*#(?:[ \t]|$)")
 # delimiters (its plain text runs over every other character, marks included), or after a link
 _VERBATIM = re.compile(r"([=~])(?:(?!\1)[^\r\n])+\1")
 _TRIES_AFTER = frozenset(" \t\n\r\f\\_^[*/+$#")
-_ORG_LINK = re.compile(r"\[\[(?P<url>[^\[\]]+)\]\[(?P<label>[^\[\]]*)\]\]")
-_SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
+# [[url][label]] (mldoc's org_link_1): the url runs to the first "]" (an escaped one included);
+# the label, on one line, holds balanced [brackets] and a "]" not followed by another
+_LABEL_BRACKETS = r"\[(?:\\[\[\]]|[^\[\]\n]|\[[^\[\]\n]*\])*\]"
+_ORG_LINK = re.compile(
+    r"\[\[(?P<url>(?:\\\]|[^\]\n])+)\]\["
+    rf"(?P<label>(?:\\[\[\]]|[^\[\]\n]|\](?!\])|{_LABEL_BRACKETS})*)\]\]"
+)
 _ASSET = re.compile(r"[./]*assets")
 # a line that starts an item of mldoc's org lists (at the line's start only)
 _LIST_ITEM = re.compile(r"(?:[-+]|[0-9]+\.)[ \t]")
@@ -83,7 +89,14 @@ def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) ->
         text = _blank_verbatim(text)
     if "][" in text:
         text = _ORG_LINK.sub(lambda m: _org_link(m, lineno, out), text)
+    if "`" not in text:
+        logseq_inline_refs(text, lineno, out)
+        return
+    found = len(out)  # a backtick is no code span in org: hide it from the Markdown grammar
     logseq_inline_refs(text.replace("`", "\ue000"), lineno, out)
+    for k in range(found, len(out)):
+        if "\ue000" in out[k].target:
+            out[k] = out[k]._replace(target=out[k].target.replace("\ue000", "`"))
 
 
 def _blank_verbatim(text: str) -> str:
@@ -104,11 +117,11 @@ def _org_link(m: re.Match[str], lineno: int, out: list[Ref]) -> str:
     """The page an org link ``[[url][label]]`` refers to (Logseq's ``get-page-reference``), and
     the link blanked out."""
     url, label = m.group("url"), m.group("label")
-    if url.lower().startswith("file:"):
+    if url.startswith("file:") and len(url) > 5:  # a File link: the page of its label
         if label.strip():
             out.append(Ref(label, "labeled", lineno))
-    elif not _SCHEME.match(url) and not _ASSET.match(url):
-        out.append(Ref(url, "labeled", lineno))
+    elif (not label or ":" not in url) and not _ASSET.match(url):  # a Search link (with a
+        out.append(Ref(url, "labeled", lineno))  # label, one whose url holds ":" is a URL)
     return " " * len(m.group())
 
 

@@ -231,6 +231,22 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "org_links": Case(
+        "Org links `[[url][label]]`: the label holds balanced brackets (a link too) and a lone"
+        " `]`; with a label, a url holding `:` is a URL and refers to nothing, without one it is"
+        " a page; a backtick is no code in org, and stays in a page name.",
+        {
+            "pages/Target.md": "- the target\n",
+            "pages/Two Words.md": "- tw\n",
+            "journals/2026_11_24.org": (
+                "* a label with a link [[Target][see [[Two Words]]]]\n"
+                "* a label with brackets [[Target][the [draft] copy]] and ]s [[Target][a]b]]\n"
+                "* a url with a colon and a label is a URL [[Two Words: notes][notes]]\n"
+                "* without a label it is a page [[Target: notes][]]\n"
+                "* a backtick in a name [[Tar`get]] #tag`x\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

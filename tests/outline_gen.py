@@ -504,6 +504,8 @@ ORG_NOISE = [
     lambda rng, name: f"~{rng.choice(WORDS)} [[{name}]]~",  # code hides it
     lambda rng, name: f"word=[[{name}]]=",  # no verbatim after a letter
     lambda rng, name: f"[[{name}][{rng.choice(LABELS)}]]",  # a link to the page
+    lambda rng, name: f"[[{name}][{rng.choice(LABELS)} [draft]]]",  # brackets in its label
+    lambda rng, name: f"[[{name}: notes][{rng.choice(LABELS)}]]",  # ":" and a label: a URL
     lambda rng, name: f"[[file:../pages/{rng.choice(['a', 'b'])}.org][{rng.choice(LABELS)}]]",
     lambda rng, name: f"[[https://example.com/x][{rng.choice(LABELS)}]]",
     lambda rng, name: f"*bold [[{name}]]*",

@@ -151,5 +151,18 @@ def test_a_timestamp_after_one_empty_line_is_a_schedule() -> None:
     )
 
 
+def test_org_links_and_backticks_match_mldoc() -> None:
+    """``[[url][label]]``: a label holds balanced brackets and a lone ``]``; with a label, a url
+    holding ``:`` is a URL, without one a page. A backtick is no code and stays in a name."""
+    check(
+        [
+            "* [[T][[[W]]]] x [[T][a [b] c]] [[T][a]b]] [[T][a[b]] [[T][x]] y]]\n",
+            "* [[My Team: Alpha][lbl]] [[a: b][]] [[https://x.com][]] [[:x][l]] [[x:][l]]\n",
+            "* [[a[b][lbl]] [[T\\]x][lbl]] [[file:][x]] [[FILE:x.org][X]] [[file:y.md][ ]]\n",
+            "* [[a`b]] #c`d `[[X]]` #[[e `f]]\n",
+        ]
+    )
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])
