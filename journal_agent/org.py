@@ -68,6 +68,8 @@ _ORG_LINK = re.compile(
     rf"(?P<label>(?:\\[\[\]]|[^\[\]\n]|\](?!\])|{_LABEL_BRACKETS})*)\]\]"
 )
 _ASSET = re.compile(r"[./]*assets")
+# a link as mldoc reads one first at a "[": [[url][label]], or a page [[name]] (one level nested)
+_LINK = re.compile(rf"{_ORG_LINK.pattern}|\[\[(?:[^\[\]\n]|\[\[[^\[\]\n]*\]\])*\]\]")
 # a line that starts an item of mldoc's org lists (at the line's start only)
 _LIST_ITEM = re.compile(r"(?:[-+]|[0-9]+\.)[ \t]")
 
@@ -100,12 +102,17 @@ def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) ->
 
 
 def _blank_verbatim(text: str) -> str:
-    """``text`` with its ``=verbatim=`` and ``~code~`` blanked out (see `_VERBATIM`)."""
+    """``text`` with its ``=verbatim=`` and ``~code~`` blanked out (see `_VERBATIM`); none
+    opens inside a link, which mldoc reads first (``[[a =b= c]]`` is page ``a =b= c``)."""
+    links = [m.span() for m in _LINK.finditer(text)] if "[[" in text else []
     pieces: list[str] = []
     done, pos, end = 0, 0, -1  # end: where the last one ended (mldoc tries again there)
     while (m := _VERBATIM.search(text, pos)) is not None:
         at = m.start()
-        if at == 0 or at == end or text[at - 1] in _TRIES_AFTER or text.endswith("]]", 0, at):
+        link = next((span for span in links if span[0] < at < span[1]), None)
+        if link is not None:
+            pos = end = link[1]
+        elif at == 0 or at == end or text[at - 1] in _TRIES_AFTER or text.endswith("]]", 0, at):
             pieces += [text[done:at], " " * (m.end() - at)]
             done = end = pos = m.end()
         else:

@@ -183,7 +183,8 @@ CASES: dict[str, Case] = {
     "org_inline": Case(
         "Org inline text: `~code~` and `=verbatim=` hide references, but open only where mldoc"
         " tries a construct (after white space, `[`, `*` … or a link; its plain text runs over"
-        " `(`, `'`, letters and the marks themselves) and hold no mark of their own kind.",
+        " `(`, `'`, letters and the marks themselves), hold no mark of their own kind, and never"
+        " open inside a link (`[[E = mc2 = energy]]` is that page).",
         {
             "pages/Target.md": "- the target\n",
             "journals/2026_11_21.org": (
@@ -192,6 +193,7 @@ CASES: dict[str, Case] = {
                 "* nor 'x=[[Target]]=' in quotes\n"
                 "* code ~[[Hidden]]~ after a space, [~[[Hidden]]~ after a bracket\n"
                 "* verbatim =[[Hidden]]= and ~a=[[Hidden]]=b~\n"
+                "* none in a name [[E = mc2 = energy]]\n"
             ),
         },
     ),

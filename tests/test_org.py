@@ -90,13 +90,15 @@ def test_directives_anywhere_are_page_properties() -> None:
 
 def test_verbatim_and_code_open_where_mldoc_tries_them() -> None:
     """``=x=`` and ``~x~`` hold no mark of their own kind, and open only after white space, an
-    org plain delimiter or another construct: mldoc's plain text runs over anything else."""
+    org plain delimiter or another construct (mldoc's plain text runs over anything else), never
+    inside a link."""
     check(
         [
             "* a ~~b [[X]]~ c ==b [[Y]]= ~ [[Z]] ~ d\n",
             "* (~[[X]]~) a]~[[Y]]~ -~[[Z]]~ .~[[W]]~ 'x=[[V]]=' word=[[U]]=\n",
             "* [~[[X]]~ *b*~[[Y]]~ ~a~~[[Z]]~ [[L]]~[[W]]~ =a ~[[V]]~\n",
             "* h\nx ~[[X]]\n~ ~a=[[Y]]=b~\n=[[Z]]= at a line's start\n",
+            "* [[a =b= c]] [[a ~b~ c]] #[[a =b= c]] =x [[H]] y= [[c =d= e]]=f= [[T][=a=]]\n",
         ]
     )
 
