@@ -40,7 +40,7 @@ from typing import NamedTuple
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
-from .properties import record_property
+from .properties import comma_names, property_refs, record_property
 from .scanner import logseq_inline_refs, raw_end, timestamp_first
 
 _HEADLINE = re.compile(
@@ -101,7 +101,7 @@ def org_refs(text: str, lineno: int, out: list[Ref], kind: str | None = None) ->
             out[k] = out[k]._replace(target=out[k].target.replace("\ue000", "`"))
 
 
-def _blank_verbatim(text: str) -> str:
+def _blank_verbatim(text: str, fill: str = " ") -> str:
     """``text`` with its ``=verbatim=`` and ``~code~`` blanked out (see `_VERBATIM`); none
     opens inside a link, which mldoc reads first (``[[a =b= c]]`` is page ``a =b= c``)."""
     links = [m.span() for m in _LINK.finditer(text)] if "[[" in text else []
@@ -113,11 +113,32 @@ def _blank_verbatim(text: str) -> str:
         if link is not None:
             pos = end = link[1]
         elif at == 0 or at == end or text[at - 1] in _TRIES_AFTER or text.endswith("]]", 0, at):
-            pieces += [text[done:at], " " * (m.end() - at)]
+            pieces += [text[done:at], fill * (m.end() - at)]
             done = end = pos = m.end()
         else:
             pos = at + 1
     return "".join(pieces) + text[done:] if pieces else text
+
+
+def value_refs(value: str, lineno: int, comma: bool) -> list[Ref]:
+    """The references of a property value in an org page, as the graph parser reads them
+    (``block.cljs`` ``extract-refs-from-property-value``, ``text.cljs`` ``parse-property``)
+    with mldoc's org grammar: ``=verbatim=`` and ``~code~`` hide them, a backtick is no code,
+    and a ``[[url][label]]`` link refers to nothing (only page refs and tags do). A
+    comma-separated one (``comma``) names each plain item around them too."""
+    text = value
+    if "=" in text or "~" in text:
+        text = _blank_verbatim(text, ",")  # a comma: a construct parts plain items
+    if "][" in text:
+        text = _ORG_LINK.sub(lambda m: "," * len(m.group()), text)
+    if "`" in text:
+        text = text.replace("`", "\ue000")
+    if comma:
+        refs = [Ref(name, "property", lineno) for name in comma_names(text)]
+    else:
+        refs = []
+        property_refs(text, lineno, refs)
+    return [r._replace(target=r.target.replace("\ue000", "`")) for r in refs]
 
 
 def _org_link(m: re.Match[str], lineno: int, out: list[Ref]) -> str:
@@ -199,7 +220,8 @@ class _OrgScan(Builder):
         page = Block(0, 1, 0, 0, -1, "preamble", "")  # (the page's, first block or not)
         keys: dict[str, int] = {}
         for key, value, lineno in self.directives:
-            record_property(key, value, lineno, page, outline, self.comma_properties, keys)
+            props = self.comma_properties
+            record_property(key, value, lineno, page, outline, props, keys, value_refs)
 
     def headline(self, lineno: int, m: re.Match[str]) -> None:
         self.flush()
@@ -358,7 +380,8 @@ class _OrgScan(Builder):
         if page and self.late_drawer and key.lower() == "title":
             return
         keys = self.keys if page else None
-        record_property(key, value, lineno, block, self.outline, self.comma_properties, keys)
+        props = self.comma_properties
+        record_property(key, value, lineno, block, self.outline, props, keys, value_refs)
 
     def item(self, i: int) -> bool:
         """Whether line ``i``, a list item's first, starts an item of mldoc's org lists: the

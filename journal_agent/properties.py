@@ -14,6 +14,7 @@ grammar.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .blocktext import split_property_list
 from .builtins import NO_REF_PROPERTIES, valid_property_key
@@ -33,13 +34,15 @@ def record_property(
     outline: Outline,
     comma_properties: frozenset[str],
     lines: dict[str, int] | None = None,
+    read: Callable[[str, int, bool], list[Ref]] | None = None,
 ) -> None:
     """Keep a property on ``block`` (on the page for the preamble) with the page references of
     its value. Logseq lower-cases the key and writes ``_`` and spaces as ``-``; a key it cannot
     read as a keyword is dropped, value and all (`builtins.valid_property_key`). ``lines``: the
     line each key of the drawer was read on; a page property given again replaces the value
     and the references of the first (the graph parser makes a map of the page's properties;
-    a block keeps the references of both)."""
+    a block keeps the references of both). ``read``: how the page's format reads a value's
+    references (value, line, comma-separated or not), if not as Logseq Markdown."""
     key = key.lower().replace("_", "-").replace(" ", "-")
     if not valid_property_key(key):
         return
@@ -54,10 +57,12 @@ def record_property(
         lines[key] = lineno
     if key in NO_REF_PROPERTIES:
         return
-    if key in comma_properties:
+    if read is not None:
+        refs.extend(read(value, lineno, key in comma_properties))
+    elif key in comma_properties:
         refs.extend(Ref(name, "property", lineno) for name in comma_names(value))
     else:
-        _property_refs(value, lineno, refs)
+        property_refs(value, lineno, refs)
 
 
 def comma_names(value: str) -> list[str]:
@@ -88,7 +93,7 @@ _ITEM = (
 _SIMPLE_LIST = re.compile(f"{_ITEM}(?:,{_ITEM})*")
 
 
-def _property_refs(value: str, lineno: int, out: list[Ref]) -> None:
+def property_refs(value: str, lineno: int, out: list[Ref]) -> None:
     """The references of a property value (mldoc sees none in a "quoted" value)."""
     if not (value.startswith('"') and value.endswith('"')):
         _logseq_refs(value, lineno, out, "property")

@@ -249,6 +249,24 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "org_property_values": Case(
+        "Property values in an org page are org text: `=verbatim=` and `~code~` hide references,"
+        " a backtick is no code, a `[[url][label]]` link refers to nothing (Logseq keeps page"
+        " refs and tags only), and in a comma-separated value each of them parts the items.",
+        {
+            "pages/Some Page.md": "- sp\n",
+            "pages/sources.org": (
+                "#+SOURCE: `[[Tick]]` =[[Verb]]= ~[[Code]]~ [[Some Page]]\n"
+                "#+TAGS: a =b= c, #d, `e`\n* h\n"
+            ),
+            "journals/2026_11_25.org": (
+                "* read\n:PROPERTIES:\n:source: [[https://x.com/a][the title]]\n:END:\n"
+                "* cited\n:PROPERTIES:\n:source: [[Some Page][the title]]\n:END:\n"
+                "* code\n:PROPERTIES:\n:source: `[[Tick]]` =[[Verb]]= ~[[Code]]~\n:END:\n"
+                "* tagged\n:PROPERTIES:\n:tags: [[https://x.com/a][t]], b, a =b= c, `e`\n:END:\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

@@ -530,12 +530,30 @@ def _org_inline(rng: random.Random) -> str:
     return text.lstrip("*:#-=~/ ") or "x"  # no headline, drawer, comment or list by accident
 
 
+def _org_value(rng: random.Random) -> str:
+    """A property value of org text. Left out: what org's inline grammar reads unlike
+    Logseq Markdown's beyond links, code and verbatim (sub- and superscripts such as
+    ``snake_case``, ``*bold*``, ``[label](url)``), which the scanner reads as Markdown."""
+    a, b, c, d, e = rng.sample(PAGE_NAMES, 5)  # (a name twice is a reference twice to mldoc)
+    parts = [
+        f"[[{a}]]",
+        f"=[[{b}]]=",
+        f"~a [[{c}]]~",
+        f"`[[{d}]]`",
+        f"[[{e}][{rng.choice(LABELS)}]]",
+        f"[[https://example.com/x][{rng.choice(LABELS)}]]",
+        rng.choice(["alpha", "beta gamma", "a =b= c", "`e`", "#tag"]),
+    ]
+    return rng.choice([", ", " "]).join(rng.sample(parts, rng.randint(1, 3)))
+
+
 def _org_body(rng: random.Random) -> list[str]:
     name = rng.choice(PAGE_NAMES)
     choices = [
         [_org_inline(rng)],
         [f"- list item {_org_inline(rng)}"],
         [":PROPERTIES:", f":{rng.choice(['type', 'owner', 'rating'])}: [[{name}]]", ":END:"],
+        [":PROPERTIES:", f":{rng.choice(['source', 'tags'])}: {_org_value(rng)}", ":END:"],
         [":LOGBOOK:", "CLOCK: [2024-01-05 Fri 10:00]", ":END:"],
         [f": fixed width [[{name}]]"],
         [f"# a comment [[{name}]]"],

@@ -166,5 +166,19 @@ def test_org_links_and_backticks_match_mldoc() -> None:
     )
 
 
+def test_property_values_are_read_as_org() -> None:
+    """A property value in an org page is org text: =verbatim= and ~code~ hide references, a
+    backtick is no code, a [[url][label]] link refers to nothing, and in a comma-separated value
+    each of them parts the plain items."""
+    check(
+        [
+            "* h\n:PROPERTIES:\n:source: [[https://x.com/a][the title]]\n"
+            ":link: [[Some Page][the title]]\n:code: `[[Tick]]` =[[Verb]]= ~[[Code]]~\n"
+            ":tags: [[https://x.com][t]], b, a =b= c, `e`\n:END:\n",
+            "#+SOURCE: `[[Tick]]` =[[Verb]]= ~[[Code]]~ [[Plain]]\n#+TAGS: a =b= c, #d, `e`\n* h\n",
+        ]
+    )
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])

@@ -65,8 +65,10 @@ function collect(x, acc, property = false) {
     // (Property values keep page refs only: text.cljs extract-refs-from-mldoc-ast.)
     if (!property && url[0] === "Search" && url[1].startsWith("[[") && url[1].endsWith("]]")) acc.push(unBrackets(url[1]));
     // graph_parser/block.cljs get-page-reference: in org, [[page][label]] is a Search link to
-    // the page (not to a local asset), and [[file:…][Label]] refers to the page of its label
-    if (ORG && url[0] === "Search" && !/^[./]*assets/.test(url[1])) acc.push(url[1]);
+    // the page (not to a local asset), and [[file:…][Label]] refers to the page of its label;
+    // not in a property value, whose links but page refs are dropped (text.cljs
+    // extract-refs-from-mldoc-ast: ast-link?)
+    if (ORG && !property && url[0] === "Search" && !/^[./]*assets/.test(url[1])) acc.push(url[1]);
     // and a link to a Markdown file refers to the page of its label's first (plain) text
     if (url[0] === "File" && !property && !inProperty && x[1].label.length && x[1].label[0][0] === "Plain" && x[1].label[0][1].trim()) acc.push(x[1].label[0][1]);
     if (url[0] === "Block_ref" && blockRef(url[1])) acc.push(blockRef(url[1]));
