@@ -7,7 +7,8 @@ tests/test_logseq_graph_oracle.py). What differs from Markdown:
 
 * blocks are headlines: ``*`` at the start of a line then a space or the line's end, the level
   being the number of stars; after them a task marker, a priority ``[#A]``, the title, and tags
-  ``:a:b:`` ending the line (each a reference). ``- `` lines are list text, not blocks;
+  ``:a:b:`` ending the line after a space or a link (each a reference). ``- `` lines are list
+  text, not blocks;
 * a drawer is a ``:NAME:`` line up to the next ``:END:`` line (headlines inside are no blocks); a
   block's properties are its first ``:PROPERTIES:`` drawer (``:key: value``); before the first
   headline a drawer is the page's (its ``title`` only if it opens the page);
@@ -47,8 +48,8 @@ _HEADLINE = re.compile(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
     r"(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + r")[ \t]+)?"
     r"(?:\[#(?P<p>[!-\\^-~])\][ \t]*)?"
-    r"(?P<title>.*?)"
-    r"(?:[ \t]+:(?P<tags>[^\s:_#]+(?::[^\s:_#]+)*):)?[ \t]*$"
+    r"(?P<title>.*?)"  # tags: the title's last plain text, after a space (not a tab) or a link
+    r"(?:(?: +|(?<=\]\])):(?P<tags>[^\s:_#]+(?::[^\s:_#]+)*):)?[ \t]*$"
 )
 _DRAWER_START = re.compile(r"[ \t]*:(?P<name>[^\s:]+):[ \t]*$")
 _DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)

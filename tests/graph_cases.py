@@ -267,6 +267,19 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "org_headline_tags": Case(
+        "Org headline tags (`:work:home:`, each a reference) are the title's last plain text:"
+        " after spaces or right after a link, but not after a tab or glued to a word.",
+        {
+            "pages/Target.md": "- t\n",
+            "journals/2026_11_26.org": (
+                "* tags after spaces        :work:home:\n"
+                "* a tab before them is title text\t:work:\n"
+                "* right after a link [[Target]]:work:\n"
+                "* glued to a word:work:\n"
+            ),
+        },
+    ),
     "name_spellings": Case(
         "`[[X ]]` and `[[X]]` are different pages; `[[/X/]]` is X; `{{embed [[X]]}}` and"
         " `{{{embed [[X]]}}}` refer to X; names are case-insensitive.",

@@ -180,5 +180,11 @@ def test_property_values_are_read_as_org() -> None:
     )
 
 
+def test_headline_tags_follow_a_space_or_a_link() -> None:
+    """Headline tags are the title's last plain text: after spaces or right after a link, not
+    after a tab (Emacs may align them with tabs: they are then title text)."""
+    check(["* a\t:tab:\n* a \t:t:\n* a [[X]]:t:\n* a  :t1:t2: \t\n* a:notag:\n* :only:\n"])
+
+
 def test_generated_org_pages_match_mldoc() -> None:
     check([org_page(random.Random(seed)) for seed in range(GENERATED)])
