@@ -3,7 +3,7 @@
 Like tests/test_mldoc_conformance.py for Markdown: each text is run through
 ``tests/oracle/mldoc_outline.js`` in Org mode and compared per block (line, level, marker,
 sorted references as Logseq's graph parser takes them from mldoc's AST, headline tags) and for
-the page properties. Generated pages come from tests/outline_gen.py `org_page`.
+the page properties. Generated pages come from tests/org_gen.py `org_page`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from journal_agent.org import scan_org
 from journal_agent.outline import COMMA_PROPERTIES, line_count
 
-from .outline_gen import org_page
+from .org_gen import org_page
 from .test_mldoc_conformance import names, run_oracle
 
 GENERATED = 200
