@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from .walk import Stat
 
 T = TypeVar("T")
-CACHE_FORMAT = 13  # bump when PageFacts, its encoding or the scan rules change
+CACHE_FORMAT = 14  # bump when PageFacts, its encoding or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------
