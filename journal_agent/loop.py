@@ -288,8 +288,10 @@ def detach_flush(root: Path, budget: float = DETACHED_BUDGET) -> None:
     """Start ``journal-agent pending flush`` for the vault at ``root`` in a process of its own
     session, its standard streams on /dev/null: the host may kill the hook and its process group
     the moment its budget is over, and this one keeps going."""
-    argv = [sys.executable, "-m", "journal_agent", "pending", "flush"]
-    argv += ["--vault", str(root), "--budget", f"{budget:g}"]
+    from .rebuild import own_module
+
+    argv = own_module("journal_agent", "pending", "flush", "--vault", os.path.abspath(root))
+    argv += ["--budget", f"{budget:g}"]
     null = os.open(os.devnull, os.O_RDWR)
     try:
         if hasattr(os, "posix_spawn"):

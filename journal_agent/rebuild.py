@@ -20,6 +20,17 @@ if TYPE_CHECKING:
 BACKGROUND_ENV = "JOURNAL_AGENT_BACKGROUND"
 
 
+def own_module(module: str, *args: str) -> list[str]:
+    """The command line that runs this package's ``module`` (as ``python -m``) in a process of
+    its own. Not ``-m`` itself: that imports from the current folder first, and a hook runs in
+    the project the agent works in, which may hold another ``journal_agent`` (a checkout of
+    another version, or code nobody meant to run)."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = f"import runpy, sys; sys.path[0] = {here!r}; runpy.run_module({module!r}, "
+    code += "run_name='__main__', alter_sys=True)"
+    return [sys.executable, "-c", code, *args]
+
+
 def warm_up(vault: Vault, build: Callable[[], object]) -> None:
     """Have the full index and the status summary built for ``vault``: by a process of its own
     that outlives this one (the person has the answer meanwhile), or here (``build``) when
@@ -44,7 +55,7 @@ def warm_up(vault: Vault, build: Callable[[], object]) -> None:
 
             try:  # the child inherits the locked file: the lock is its until it exits
                 subprocess.Popen(
-                    [sys.executable, "-m", "journal_agent.rebuild", str(vault.root)],
+                    own_module("journal_agent.rebuild", os.path.abspath(vault.root)),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

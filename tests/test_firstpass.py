@@ -377,3 +377,22 @@ def test_an_embedded_interpreter_rebuilds_in_process(
     monkeypatch.setattr(sys, "frozen", True, raising=False)  # an app's binary, not Python
     api.stale(vault=logseq_vault, as_of="2026-11-29")
     assert cached(logseq_vault)
+
+
+def test_a_process_of_its_own_runs_this_package_not_the_current_folders(tmp_path: Path) -> None:
+    """The background rebuild and the detached flush start ``journal_agent`` anew; a hook runs
+    in the project the agent works in, and a ``journal_agent`` folder there (another version's
+    checkout) must not be what they run."""
+    from journal_agent import __version__
+    from journal_agent.rebuild import own_module
+
+    shadow = tmp_path / "journal_agent"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("")
+    (shadow / "__main__.py").write_text("print('the shadow ran')\n")
+    done = subprocess.run(
+        own_module("journal_agent", "--version"), cwd=tmp_path, capture_output=True, text=True
+    )
+    assert done.returncode == 0 and __version__ in done.stdout and "shadow" not in done.stdout
+    naive = [sys.executable, "-m", "journal_agent", "--version"]  # what they ran before
+    assert "shadow" in subprocess.run(naive, cwd=tmp_path, capture_output=True, text=True).stdout
