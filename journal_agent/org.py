@@ -42,7 +42,7 @@ from typing import NamedTuple
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .properties import comma_names, property_refs, record_property
-from .scanner import logseq_inline_refs, raw_end, timestamp_first
+from .scanner import logseq_inline_refs, raw_run, timestamp_first
 
 _HEADLINE = re.compile(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
@@ -174,6 +174,7 @@ class _OrgScan(Builder):
         "directives",
         "keys",
         "late_drawer",
+        "text",
         "starts",
         "listing",
         "eat",
@@ -191,6 +192,7 @@ class _OrgScan(Builder):
         self.directives: list[tuple[str, str, int]] = []  # the page's #+KEY: lines
         self.keys: dict[str, int] = {}  # the line each page property was read on
         self.late_drawer = False  # the page's drawer is not on its first line
+        self.text = ""  # the lines joined (without their CRs), made with `starts`
         self.starts: list[int] = []  # where each line starts in the text, found on first need
         self.listing = False  # in an item of a list (`item`)
         self.eat = False  # blank lines here belong to what came before (`body`)
@@ -296,21 +298,15 @@ class _OrgScan(Builder):
         Markdown block (`scanner`): mldoc reads it as a block of its own, to its end across
         lines, headlines and all, with no references; the rest of its last line starts a
         paragraph. Return the line to go on from, or 0 if none starts there."""
-        text = "\n".join(self.lines)
-        if not self.starts:
+        if not self.starts:  # once a page: the lines joined, and where each starts
+            self.text = "\n".join(self.lines)
             self.starts = [0]
-            self.starts += [m.end() for m in re.finditer("\n", text)]
-        end = raw_end(text, self.starts[i] + indent)
-        if end is None:
+            self.starts += [m.end() for m in re.finditer("\n", self.text)]
+        text = self.text
+        found = raw_run(text, self.starts[i] + indent)
+        if found is None:
             return 0
-        while True:  # more of them may follow on its last line
-            line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
-            rest = text[end:line_end]
-            more = rest.lstrip(" \t")
-            after = raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
-            if after is None:
-                break
-            end = after
+        end, rest = found
         self.flush()
         last = bisect.bisect_right(self.starts, end - 1) - 1  # the line it ends on
         self.blocks[-1].end = last + 1

@@ -262,20 +262,13 @@ class _LogseqScan(Builder):
         reads it as a block of its own to its end, across lines, bullets and all (the lines are
         skipped like a fence's), and the rest of its last line starts a new paragraph."""
         text = self.text
-        end = raw_end(text, at)
-        if end is None:
+        found = raw_run(text, at)
+        if found is None:
             return False
-        while True:  # more of them may follow on its last line
-            line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
-            rest = text[end:line_end]
-            more = rest.lstrip(" \t")
-            after = raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
-            if after is None:
-                break
-            end = after
+        end, rest = found
         self.flush()
         self.fence_end = lineno + text.count("\n", at, end)
-        self.resume = line_end + 1
+        self.resume = end + len(rest) + 1
         # mldoc's HTML block takes the line break after it; a LaTeX environment leaves it
         self.paragraph = [rest] if rest or text[end - 1] != ">" else []
         self.paragraph_start = self.fence_end
@@ -456,6 +449,23 @@ def raw_end(text: str, at: int) -> int | None:
         return None
     end = re.compile(r"\\end\{" + re.escape(m.group(1)) + r"\}", re.I).search(text, m.end())
     return len(text) if end is None else end.end()
+
+
+def raw_run(text: str, at: int) -> tuple[int, str] | None:
+    """Where HTML or a LaTeX environment starting at ``at`` ends, with those that follow it on
+    the line it ends on (mldoc reads them as more of the block), and the rest of that line;
+    None if none starts there."""
+    end = raw_end(text, at)
+    if end is None:
+        return None
+    while True:
+        line_end = text.find("\n", end) % (len(text) + 1)  # (-1: the text's end)
+        rest = text[end:line_end]
+        more = rest.lstrip(" \t")
+        after = raw_end(text, line_end - len(more)) if more[:1] in ("<", "\\") else None
+        if after is None:
+            return end, rest
+        end = after
 
 
 def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:
