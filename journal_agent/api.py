@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from .derived import thread_object
 from .errors import BadArgument, translated
+from .patterns import regex
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .writer import AppendResult, Bullet, BulletKind
 
 VaultArg = Union[str, "os.PathLike[str]", Vault, None]
-_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DAY = regex(r"\d{4}-\d{2}-\d{2}")
 
 
 def _vault(vault: VaultArg, use_cache: bool = True) -> Vault:

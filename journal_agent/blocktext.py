@@ -26,13 +26,15 @@ import bisect
 import re
 from collections.abc import Callable
 
+from .patterns import regex
+
 #: Kinds of #+BEGIN blocks whose content holds no page reference.
 NO_REF_KINDS = frozenset({"src", "example", "comment", "export", "query"})
-_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~)", re.M)
-_BEGIN_END = re.compile(r"^[ \t]*#\+(?P<be>begin|end)_(?P<name>\S+)", re.M | re.I)
-_BEGIN = re.compile(r"#\+begin_(?P<name>\S+)", re.I)
-_DIRECTIVE = re.compile(r"#\+(?P<key>[^:\s][^:]*):[ \t]*(?P<value>.*?)[ \t]*$")
-_FRONT_LINE = re.compile(r"(?P<key>[^:\n]+):[ \t]*(?P<value>.*?)[ \t]*$")
+_FENCE_LINE = regex(r"^[ \t]*(?:```|~~~)", re.M)
+_BEGIN_END = regex(r"^[ \t]*#\+(?P<be>begin|end)_(?P<name>\S+)", re.M | re.I)
+_BEGIN = regex(r"#\+begin_(?P<name>\S+)", re.I)
+_DIRECTIVE = regex(r"#\+(?P<key>[^:\s][^:]*):[ \t]*(?P<value>.*?)[ \t]*$")
+_FRONT_LINE = regex(r"(?P<key>[^:\n]+):[ \t]*(?P<value>.*?)[ \t]*$")
 
 Property = tuple[str, str, int]  # key as written, value, 0-based line
 
@@ -154,14 +156,14 @@ def content_paragraphs(lines: list[str], first: int, read: Callable[[str, int], 
 
 
 # SCHEDULED: <2024-01-05 Fri>, <2024-01-05 Fri 10:00 +1w>, CLOCK: [2024-01-05 Fri 10:00:00]
-_TIMESTAMP = re.compile(
+_TIMESTAMP = regex(
     r"(?:(?:SCHEDULED|DEADLINE|CLOSED|CLOCK):[ \t]*)?[<\[][0-9]{4}-[0-9]{2}-[0-9]{2} [A-Za-z]"
 )
 
 
 #: An item of a comma-separated property value: ``[[…]]`` whole (commas and all), or any other
 #: character but a comma.
-_LIST_ITEM = re.compile(r"(?:\[\[.*?\]\]|[^,])+")
+_LIST_ITEM = regex(r"(?:\[\[.*?\]\]|[^,])+")
 
 
 def timestamp_start(text: str) -> int | None:

@@ -11,7 +11,7 @@ default.cljs`` (``built-in-markers``, ``built-in-priorities``, ``built-in-pages-
 
 from __future__ import annotations
 
-import re
+from .patterns import regex
 
 #: Task markers and priorities Logseq creates as pages in every graph.
 BUILT_IN_MARKERS = (
@@ -95,7 +95,7 @@ NO_REF_PROPERTIES = _EDITABLE | _HIDDEN
 
 # A property key Logseq keeps must read as an EDN keyword without '"|^(){}' and not start with
 # '#' (property.cljs ``valid-property-name?``); the others are dropped, values and all.
-_INVALID_KEY = re.compile(r"""^#|[\s,;@~\\\[\]"|^(){}`:]|^/|/$""")
+_INVALID_KEY = regex(r"""^#|[\s,;@~\\\[\]"|^(){}`:]|^/|/$""")
 
 
 def valid_property_key(key: str) -> bool:

@@ -35,6 +35,7 @@ from .errors import BadArgument, JournalAgentError, UnreadablePage
 from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
 from .owned import owned_subtrees, owner_header
+from .patterns import regex
 from .records import Record
 from .state import StateDir
 from .vault import Vault
@@ -51,7 +52,7 @@ BACKUP_DIR = "logseq/bak"
 #: At session start, how many recently changed pages are read looking for moved bullets: a
 #: freshly cloned or synced vault has every file "changed", and the start must stay fast.
 MOVED_SEARCH_LIMIT = 300
-_BAK_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}(?:\.\d+)?)Z")
+_BAK_TIME = regex(r"^(\d{4}-\d{2}-\d{2}T\d{2}_\d{2}_\d{2}(?:\.\d+)?)Z")
 #: A ledger time has whole seconds, a file's mtime nanoseconds: compare with this slack.
 _SLACK_NS = 2_000_000_000
 

@@ -39,6 +39,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
 from journal_agent.errors import BadDateFormat
+from journal_agent.patterns import longest_first, regex
 
 Dialect = Literal["moment", "logseq"]
 Getter = Callable[[datetime.date], int]
@@ -162,7 +163,7 @@ def _ord(get: Getter, field: str | None = None) -> _Tok:
 
 
 def _text(names: Sequence[str], get: Getter, field: str | None = None) -> _Tok:
-    alts = "|".join(re.escape(n) for n in sorted(set(names), key=len, reverse=True))
+    alts = "|".join(re.escape(n) for n in longest_first(names))
     return _Tok(lambda d: names[get(d)], f"(?:{alts})", field)
 
 
@@ -299,7 +300,7 @@ _MOMENT_LONG = {
 @functools.cache  # a vault needs one dialect's; each costs a millisecond or two to compile
 def _moment_rx() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Moment's long-format tokens, and its own ``formattingTokens``, verbatim."""
-    return re.compile(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})"), re.compile(
+    return regex(r"(\[[^\[]*\])|(\\)?(LTS|LT|LL?L?L?|l{1,4})"), regex(
         r"(\[[^\[]*\])|(\\e)|(\\)?(eHHmm|[Hh]mm(ss)?|Mo|MM?M?M?|Do|DDDo|DD?D?D?|ddd?d?|do?|w[o|w]?"
         r"|W[o|W]?|Qo?|N{1,5}|YYYYYY|YYYYY|YYYY|YY|y{2,4}|yo?|gg(ggg?)?|GG(GGG?)?|e|E|a|A|hh?|HH?"
         r"|kk?|mm?|ss?|S{1,9}|x|X|zz?|ZZ?|.)"
@@ -330,7 +331,7 @@ _FNS_TIME = {1: "h:mm a", 2: "h:mm:ss a", 3: "h:mm:ss a z", 4: "h:mm:ss a zzzz"}
 def _fns_rx() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """date-fns's long-format tokens, and its own ``formattingTokensRegExp`` (JavaScript's ``\\w``
     is ASCII)."""
-    return re.compile(r"P+p+|P+|p+|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL), re.compile(
+    return regex(r"P+p+|P+|p+|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL), regex(
         r"[yYQqMLwIdDecihHKkms]o|([A-Za-z0-9_])\1*|''|'(?:''|[^'])+(?:'|\Z)|.", re.DOTALL
     )
 
@@ -506,7 +507,7 @@ class DateFormat:
         if names_a_day:  # a journal name must read back into its day; a template's text need not
             _check(pattern, self._toks)
         body = "".join(f"({t.rx})" for t in self._toks)
-        self._rx, self._rx_fold = re.compile(body), re.compile(body, re.IGNORECASE)
+        self._rx, self._rx_fold = regex(body), regex(body, re.IGNORECASE)
 
     def __repr__(self) -> str:
         return f"DateFormat({self.pattern!r}, {self.dialect!r})"

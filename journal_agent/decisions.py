@@ -23,11 +23,12 @@ from typing import Any, NamedTuple
 
 from .errors import UnreadablePage
 from .outline import Outline
+from .patterns import regex
 from .queries import Backlink, Topic
 from .records import Record
 from .vault import Vault
 
-DECISION_TEXT = re.compile(
+DECISION_TEXT = regex(
     r"^(?:\*\*|__)?(?:decision|decided|rationale)(?:\*\*|__)?\s*(?::|—|–)"
     r"|(?:^|\s)#(?:\[\[)?decisions?(?:\]\])?(?=$|[\s,.;:!?])"
     r"|\[\[decisions?\]\]",

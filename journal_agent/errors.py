@@ -36,9 +36,10 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import re
 from collections.abc import Callable
 from typing import Any, TypeVar
+
+from .patterns import regex
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -212,7 +213,7 @@ def short(text: str, limit: int = 60) -> str:
 
 # Control characters and line separators: shown raw, they would move the cursor, retitle or
 # clear the terminal, or break the line a listing prints.
-_UNSHOWABLE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_UNSHOWABLE = regex(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def escaped(text: str) -> str:

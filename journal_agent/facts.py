@@ -24,11 +24,12 @@ from typing import NamedTuple
 from .blocktext import split_property_list
 from .flavors import Flavor, Settings
 from .outline import Block, Outline
+from .patterns import regex
 from .vault import Vault
 
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
 #: A resolution's first line starts with "Resolved:" (any case) or a checked box "[x] ".
-RESOLUTION_TEXT = re.compile(r"(?:resolved:|\[[xX]\](?=\s|$))", re.IGNORECASE)
+RESOLUTION_TEXT = regex(r"(?:resolved:|\[[xX]\](?=\s|$))", re.IGNORECASE)
 
 #: One block of a page that references a page name: (the name as written, the block's first
 #: line number, whether the block is a resolution, the block's first line). A plain tuple, not a

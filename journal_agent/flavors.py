@@ -38,6 +38,7 @@ from .files import read_text
 from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
 from .outline import COMMA_PROPERTIES, Syntax
 from .ownconfig import OWN_CONFIG, OwnConfig
+from .patterns import regex
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
@@ -77,7 +78,7 @@ def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
     return unicodedata.normalize("NFC", joined[1:-1]).split("\x00")
 
 
-_OUTER_SPACE = re.compile(r"\A\s+|\s+\Z|\s+(?=\x00)|(?<=\x00)\s+")
+_OUTER_SPACE = regex(r"\A\s+|\s+\Z|\s+(?=\x00)|(?<=\x00)\s+")
 
 
 class Settings(NamedTuple):
@@ -190,9 +191,9 @@ class Flavor:
 #: Top-level folders of a Logseq graph that hold no pages (`Settings.skipped`): Logseq's own
 #: (backups, versions), its assets, drawings and whiteboards, and a Node.js project's packages.
 LOGSEQ_SKIPPED = ("assets", "draws", "logseq", "node_modules", "whiteboards")
-_RESERVED = re.compile(r'[:\\*?"<>|#]')
-_WINDOWS_RESERVED = re.compile(r"^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$", re.IGNORECASE)
-_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_RESERVED = regex(r'[:\\*?"<>|#]')
+_WINDOWS_RESERVED = regex(r"^(CON|PRN|AUX|NUL|COM[1-9]|LPT[1-9])$", re.IGNORECASE)
+_URL_ESCAPE = regex(r"%[0-9A-Fa-f]{2}")
 
 
 class LogseqFlavor(Flavor):
@@ -320,8 +321,8 @@ class LogseqFlavor(Flavor):
         return name.replace("/", "___")
 
 
-_NESTED_NAME = re.compile(r"\[\[([^\[\]]+)\]\]")
-_URL_ORIGIN = re.compile(r"(?:https?|ftp|wss?)://[^/?#\s]", re.IGNORECASE)
+_NESTED_NAME = regex(r"\[\[([^\[\]]+)\]\]")
+_URL_ORIGIN = regex(r"(?:https?|ftp|wss?)://[^/?#\s]", re.IGNORECASE)
 
 
 def namespace_parents(name: str) -> list[str]:

@@ -24,6 +24,7 @@ import unicodedata
 from typing import Any, Literal
 
 from .errors import BadAgentName, BulletsRefused, short
+from .patterns import regex
 from .records import Record
 from .registry import PageRegistry
 from .scanner import Ref, Syntax, code_spans, inline_refs, ref_label
@@ -90,7 +91,7 @@ def shorten(text: str, limit: int = SHOWN) -> str:
     return short(text, limit)
 
 
-_SHORTENED = re.compile(rf"(?s:.{{0,{SHOWN}}})… \(\d+ characters\)")
+_SHORTENED = regex(rf"(?s:.{{0,{SHOWN}}})… \(\d+ characters\)")
 
 
 def quote(text: str) -> str:
@@ -113,8 +114,8 @@ def refusal(problems: list[Problem]) -> str:
 # ---------------------------------------------------------------------------------------------
 # the shape of a bullet, in any syntax
 
-_STRUCTURE = re.compile(r"^(?:[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|```|~~~|---\s*$)")
-_PROPERTY = re.compile(r"(?:^|\s)[^\s:\[\]()]+::(?:\s|$)")
+_STRUCTURE = regex(r"^(?:[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|#{1,6}(?:\s|$)|>|```|~~~|---\s*$)")
+_PROPERTY = regex(r"(?:^|\s)[^\s:\[\]()]+::(?:\s|$)")
 _LINE_BREAKS = {"\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"}
 _PAGE_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
 
@@ -157,7 +158,7 @@ def lint_text(bullet: str, max_length: int = MAX_LENGTH) -> list[Problem]:
 _MARKERS = "TODO|DOING|WAITING|WAIT|DONE|CANCELED|CANCELLED|STARTED|IN-PROGRESS|NOW|LATER"
 # mldoc: "- ", then a task marker (followed by a space or the end), then a priority [#X] (one
 # ASCII character), each after white space; the title is the rest.
-_HEAD = re.compile(
+_HEAD = regex(
     rf"(?:(?P<marker>{_MARKERS})(?= |$))?"
     r"(?:(?(marker)[ \t]+)\[#(?P<priority>[\x00-\x7f])\](?P<after>[^ \t]?))?"
 )
@@ -169,35 +170,35 @@ BUILT_IN_PAGES = frozenset(
 # What mldoc reads at the start of a title as a block of its own (the bullet's title is then
 # empty and the text becomes that block), beyond `_STRUCTURE`.
 _BLOCK_STARTS: list[tuple[re.Pattern[str], ProblemKind, str]] = [
-    (re.compile(r"[^ \t]+::(?:[ \t]|$)"), "property", "'key:: value' at its start is a property"),
-    (re.compile(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*$"), "structure", "---, *** or ___ is a rule"),
-    (re.compile(r"#+(?:[ \t]|$)"), "structure", "'# ' makes it a heading"),
-    (re.compile(r"\|"), "structure", "'|' at its start makes a table"),
-    (re.compile(r"\$\$"), "structure", "'$$' at its start makes a math block"),
-    (re.compile(r"<[A-Za-z!?/]"), "structure", "HTML at its start makes an HTML block"),
-    (re.compile(r">"), "structure", "'>' makes it a quote"),
-    (re.compile(r"\[\^[^\]]*\]:"), "structure", "'[^1]:' makes it a footnote"),
-    (re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|```|~~~"), "structure", "a list or code marker"),
+    (regex(r"[^ \t]+::(?:[ \t]|$)"), "property", "'key:: value' at its start is a property"),
+    (regex(r"(?:-{3,}|\*{3,}|_{3,})[ \t]*$"), "structure", "---, *** or ___ is a rule"),
+    (regex(r"#+(?:[ \t]|$)"), "structure", "'# ' makes it a heading"),
+    (regex(r"\|"), "structure", "'|' at its start makes a table"),
+    (regex(r"\$\$"), "structure", "'$$' at its start makes a math block"),
+    (regex(r"<[A-Za-z!?/]"), "structure", "HTML at its start makes an HTML block"),
+    (regex(r">"), "structure", "'>' makes it a quote"),
+    (regex(r"\[\^[^\]]*\]:"), "structure", "'[^1]:' makes it a footnote"),
+    (regex(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)|```|~~~"), "structure", "a list or code marker"),
 ]
 _LOGSEQ_BLOCK_STARTS: list[tuple[re.Pattern[str], ProblemKind, str]] = [
-    (re.compile(r"#\+"), "structure", "'#+' starts an org directive or block"),
-    (re.compile(r"\\begin\{"), "structure", "'\\begin{' starts a LaTeX environment"),
+    (regex(r"#\+"), "structure", "'#+' starts an org directive or block"),
+    (regex(r"\\begin\{"), "structure", "'\\begin{' starts a LaTeX environment"),
 ]
-_EMBED = re.compile(r"\{\{(\{?)embed \[\[([^\[\]]+)\]\]\}\}\1")
-_EMBED_START = re.compile(r"\{\{\{?embed(?![^ }(])")
+_EMBED = regex(r"\{\{(\{?)embed \[\[([^\[\]]+)\]\]\}\}\1")
+_EMBED_START = regex(r"\{\{\{?embed(?![^ }(])")
 _FILE_LINK_WHY = "a link to a .md file links the page named by its label; write [[Page]]"
 # Text the guard refuses rather than guesses at, outside code spans.
 _UNSURE = [
     (  # mldoc starts these only where its run of plain text stops: after ")" or "]" it depends
-        re.compile(r"[)\]}>](?:<[A-Za-z!?/]|\{\{|\(\(|!\[|[A-Za-z0-9]+://)"),
+        regex(r"[)\]}>](?:<[A-Za-z!?/]|\{\{|\(\(|!\[|[A-Za-z0-9]+://)"),
         "right after a bracket Logseq may read it otherwise; put a space before it",
     ),
     (  # an escaped bracket is part of a page name in a page ref, and more such surprises
-        re.compile(r"\\[^A-Za-z0-9]"),
+        regex(r"\\[^A-Za-z0-9]"),
         "Logseq reads backslash escapes its own way; put that text in a code span",
     ),
     (  # where such a URL ends depends on how mldoc pairs the brackets
-        re.compile(r"[A-Za-z0-9]+://[^ \t]*?(?:\[\[|\]\]|\(\()"),
+        regex(r"[A-Za-z0-9]+://[^ \t]*?(?:\[\[|\]\]|\(\()"),
         "a URL that runs into [[, ]] or ((; put a space after the URL",
     ),
 ]
@@ -231,15 +232,15 @@ def _block_start(
 # Checked in the whole bullet, code spans too (mldoc may pair the backticks otherwise).
 _UNSURE_ANYWHERE = [
     (  # in emphasis and link labels mldoc pairs backticks in a row with others its own way
-        re.compile(r"``+"),
+        regex(r"``+"),
         "backticks in a row; write a code span as `code`",
     ),
     (  # the page of [label](<[[X]]>) depends on how mldoc pairs the label's brackets
-        re.compile(r"\]\([ \t]*<[ \t]*\[\["),
+        regex(r"\]\([ \t]*<[ \t]*\[\["),
         "write a link to a page as [label]([[Page]])",
     ),
     (  # Logseq links the page named by the label, however the label parses
-        re.compile(r"\]\((?![^()\n]*://)[^()\n]*\.(?:md|markdown)\b[^()\n]*\)", re.I),
+        regex(r"\]\((?![^()\n]*://)[^()\n]*\.(?:md|markdown)\b[^()\n]*\)", re.I),
         _FILE_LINK_WHY,
     ),
 ]
@@ -329,7 +330,7 @@ def _form_problems(bullet: str, syntax: Syntax) -> tuple[list[Problem], list[str
 
 # A Markdown link to a note without ".md" ([text](Note)), where the scanner reads none (an empty
 # destination, a label it does not take): refused rather than written unchecked.
-_NOTE_LINK = re.compile(r"\]\((?![^()\n]*:)(?!#)(?:<[^<>\n]*>|[^()\s]*)\)")
+_NOTE_LINK = regex(r"\]\((?![^()\n]*:)(?!#)(?:<[^<>\n]*>|[^()\s]*)\)")
 _NOTE_LINK_WHY = "a Markdown link to a note; write [[Note]] or [text](Note.md)"
 
 
@@ -479,7 +480,7 @@ def _ref_key(ref: Ref) -> str:
 
 # Bidi controls and every other control or format character (Cc, Cf), line separators too.
 _INVISIBLE = frozenset({"Cc", "Cf", "Zl", "Zp"})
-_HEADER_MARKS = re.compile(r"[-*+>#|]|\d{1,9}[.)](?:\s|$)|```|~~~|\$\$|<[A-Za-z!?/]")
+_HEADER_MARKS = regex(r"[-*+>#|]|\d{1,9}[.)](?:\s|$)|```|~~~|\$\$|<[A-Za-z!?/]")
 
 
 def check_header(header: str, syntax: Syntax) -> None:

@@ -14,13 +14,14 @@ import re
 from collections.abc import Iterable
 
 from .outline import Ref, RefKind
+from .patterns import regex
 
 # Logseq. mldoc (1.5.x, what Logseq 0.10 uses) reads a block's first line, each paragraph of its
 # body and each property value with one inline grammar. At each position it takes the first of
 # the constructs below (_LOGSEQ_PIECES, in order) that matches there; a construct that yields no
 # reference (code, a URL, ...) still hides the text it spans.
 _UUID = r"[0-9A-Fa-f]{8}-(?:[0-9A-Fa-f]{4}-){3}[0-9A-Fa-f]{12}"  # Logseq keeps only these ids
-_UUID_RE = re.compile(_UUID)
+_UUID_RE = regex(_UUID)
 
 # Constructs that begin with a character that does not end mldoc's run of plain text (a letter,
 # '(', '{', '<') only start where such a run stops: after white space or one of mldoc's
@@ -76,7 +77,7 @@ _MDLINK = (
     rf"(?P<mdlink>{{image}}\[(?P<mlabel>{_LABEL_TEXT})\]"
     r"\((?P<murl>(?:[^()\n]|\([^()\n]*\))*)\))"
 )
-_LINK_TITLE = re.compile(r'[ \t]+"[^"\n]*"$')
+_LINK_TITLE = regex(r'[ \t]+"[^"\n]*"$')
 # A block ref hides whatever it holds; only a UUID is a reference.
 _BLOCK_REF = r"(?P<bref>\(\((?P<bid>[^)]+)\)\))"
 # Emphasis opens before a non-space character that does not start its delimiter again, and
@@ -98,9 +99,9 @@ _UNDERSCORE_EM = (
 # A #tag runs to white space or one of !"#',:? and takes page refs whole ("#[[a b]]c" is one tag
 # of the page "[[a b]]c", and it references "a b" too); trailing "." and ";" are not part of it.
 _TAG = r"(?P<tag>#(?P<tbody>(?:\[\[[^\n]+?\]\]|[^ \t\n!\"#',:?])+))"
-_TAG_LINK = re.compile(r"\[\[([^\n]+?)\]\]")
+_TAG_LINK = regex(r"\[\[([^\n]+?)\]\]")
 # A tag's trailing "." and ";" are punctuation when only punctuation follows up to white space.
-_TAG_TRAIL = re.compile(r"[!\"#',.:;?]*(?:[ \t\n\r\f]|$)")
+_TAG_TRAIL = regex(r"[!\"#',.:;?]*(?:[ \t\n\r\f]|$)")
 _LOGSEQ_PIECES = (  # (the characters it can start with, its pattern), in mldoc's order
     ("`", _CODE_SPAN),
     ("\\", _LATEX_BRACKETS),
@@ -133,7 +134,7 @@ class _Compiled(dict[str, "re.Pattern[str]"]):
         self.sources = sources
 
     def __missing__(self, name: str) -> re.Pattern[str]:
-        pattern = self[name] = re.compile(self.sources[name])
+        pattern = self[name] = regex(self.sources[name])
         return pattern
 
 
@@ -162,7 +163,7 @@ _LOGSEQ = _Compiled(
 # start with that character (_LOGSEQ_AT). Every alternative of _INLINE_START starts with a literal,
 # so `re` finds those places with a quick scan in C; trying _LOGSEQ["inline"] at every position
 # instead is many times slower.
-_INLINE_START = re.compile(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_|@@")
+_INLINE_START = regex(r"`|\\|<|\$|\{\{|\[|#|!\[|\(\(|\*|~~|\^\^|==|_|@@")
 _LOGSEQ_AT = _Compiled(
     {
         char: "|".join(pattern for chars, pattern in _LOGSEQ_PIECES if char in chars)
@@ -208,7 +209,7 @@ def _searched(text: str) -> list[re.Match[str]]:
 
 
 # Constructs whose end their pattern does not find, and a pattern to match them to it with
-_SPAN = {name: re.compile(rf"(?P<{name}>[\s\S]*)") for name in ("hiccup", "html")}
+_SPAN = {name: regex(rf"(?P<{name}>[\s\S]*)") for name in ("hiccup", "html")}
 
 
 def _to_end(text: str, head: re.Match[str]) -> re.Match[str] | None:
@@ -411,7 +412,7 @@ def _markdown_link_ref(
         out.append(Ref(url[2:-2], kind or "labeled", *span))
 
 
-_SCHEME = re.compile(r"[A-Za-z][\w+.-]*:")
+_SCHEME = regex(r"[A-Za-z][\w+.-]*:")
 
 
 def _file_link_label(label: str) -> str | None:

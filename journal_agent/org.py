@@ -41,38 +41,39 @@ from typing import NamedTuple
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
+from .patterns import longest_first, regex
 from .properties import comma_names, property_refs, record_property
 from .scanner import logseq_inline_refs, raw_run, timestamp_first
 
-_HEADLINE = re.compile(
+_HEADLINE = regex(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
-    r"(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + r")[ \t]+)?"
+    r"(?:(?P<m>" + "|".join(longest_first(TASK_MARKERS)) + r")[ \t]+)?"
     r"(?:\[#(?P<p>[!-\\^-~])\][ \t]*)?"
     r"(?P<title>.*?)"  # tags: the title's last plain text, after a space (not a tab) or a link
     r"(?:(?: +|(?<=\]\])):(?P<tags>[^\s:_#]+(?::[^\s:_#]+)*):)?[ \t]*$"
 )
-_DRAWER_START = re.compile(r"[ \t]*:(?P<name>[^\s:]+):[ \t]*$")
-_DRAWER_END = re.compile(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
-_DRAWER_PROPERTY = re.compile(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
-_COLON_LINE = re.compile(r"[ \t]*:")
-_COMMENT = re.compile(r"[ \t]*#(?:[ \t]|$)")
+_DRAWER_START = regex(r"[ \t]*:(?P<name>[^\s:]+):[ \t]*$")
+_DRAWER_END = regex(r"[ \t]*:END:[ \t]*$", re.IGNORECASE)
+_DRAWER_PROPERTY = regex(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_COLON_LINE = regex(r"[ \t]*:")
+_COMMENT = regex(r"[ \t]*#(?:[ \t]|$)")
 # =verbatim= and ~code~: a mark, text on one line without it, the mark again; opened only where
 # mldoc's inline parser tries a construct: at the start, after white space or one of its org plain
 # delimiters (its plain text runs over every other character, marks included), or after a link
-_VERBATIM = re.compile(r"([=~])(?:(?!\1)[^\r\n])+\1")
+_VERBATIM = regex(r"([=~])(?:(?!\1)[^\r\n])+\1")
 _TRIES_AFTER = frozenset(" \t\n\r\f\\_^[*/+$#")
 # [[url][label]] (mldoc's org_link_1): the url runs to the first "]" (an escaped one included);
 # the label, on one line, holds balanced [brackets] and a "]" not followed by another
 _LABEL_BRACKETS = r"\[(?:\\[\[\]]|[^\[\]\n]|\[[^\[\]\n]*\])*\]"
-_ORG_LINK = re.compile(
+_ORG_LINK = regex(
     r"\[\[(?P<url>(?:\\\]|[^\]\n])+)\]\["
     rf"(?P<label>(?:\\[\[\]]|[^\[\]\n]|\](?!\])|{_LABEL_BRACKETS})*)\]\]"
 )
-_ASSET = re.compile(r"[./]*assets")
+_ASSET = regex(r"[./]*assets")
 # a link as mldoc reads one first at a "[": [[url][label]], or a page [[name]] (one level nested)
-_LINK = re.compile(rf"{_ORG_LINK.pattern}|\[\[(?:[^\[\]\n]|\[\[[^\[\]\n]*\]\])*\]\]")
+_LINK = regex(rf"{_ORG_LINK.pattern}|\[\[(?:[^\[\]\n]|\[\[[^\[\]\n]*\]\])*\]\]")
 # a line that starts an item of mldoc's org lists (at the line's start only)
-_LIST_ITEM = re.compile(r"(?:[-+]|[0-9]+\.)[ \t]")
+_LIST_ITEM = regex(r"(?:[-+]|[0-9]+\.)[ \t]")
 
 
 class _Join(NamedTuple):

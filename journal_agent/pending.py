@@ -33,7 +33,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import re
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,6 +41,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .digests import sha256
 from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, escaped, short
 from .ledger import Ledger, now_utc, text_hash
+from .patterns import regex
 from .records import Record
 from .state import STATE_ENV, StateDir, vault_slug
 
@@ -54,7 +54,7 @@ DONE = "pending/done"
 KEEP_DONE_DAYS = 30
 #: A bullet is one line at human size; anything near this is a mistake, not a note.
 MAX_BULLET_BYTES = 16 * 1024
-_ID = re.compile(r"[0-9a-f]{16}")
+_ID = regex(r"[0-9a-f]{16}")
 _TMP_AGE = 60.0  # seconds after which a temporary file is a dead process's leftover
 _last_seq = 0  # the last `Pending.seq` this process gave out
 

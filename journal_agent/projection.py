@@ -30,7 +30,6 @@ nothing depends on the clock, the hash seed or the order files are listed in.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -38,6 +37,7 @@ from .corrections import Finding
 from .derived import window_start
 from .errors import escaped
 from .guide import HOW_TO
+from .patterns import regex
 from .queries import Topic
 from .records import Record
 from .scope import Scope
@@ -53,7 +53,7 @@ FIRST_ITEMS = 3  # resolved threads, corrections and pending bullets in the firs
 BULLETED = 12  # active threads on a line of their own, with bullets; the rest on one line
 STALE_NAMED = 3
 FRONTIER_SHARE = 0.4
-_PROPERTY = re.compile(r"^\s*[A-Za-z0-9_-]+::(\s|$)")
+_PROPERTY = regex(r"^\s*[A-Za-z0-9_-]+::(\s|$)")
 
 
 class PendingLike(Protocol):

@@ -13,17 +13,17 @@ grammar.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from .blocktext import split_property_list
 from .builtins import NO_REF_PROPERTIES, valid_property_key
 from .inline import _inline_matches, _logseq_refs
 from .outline import Block, Outline, Ref
+from .patterns import regex
 
 #: A ``key:: value`` line (without its indentation), as mldoc reads one: a key holds no colon
 #: (``a::b:: c`` and ``k:x:: v`` are text).
-PROPERTY_LINE = re.compile(r"^[ \t]*(?P<key>[^\s:]+)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+PROPERTY_LINE = regex(r"^[ \t]*(?P<key>[^\s:]+)::(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 def record_property(
@@ -86,11 +86,11 @@ def comma_names(value: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-_COMMAS = re.compile("[,\uff0c]")
+_COMMAS = regex("[,\uff0c]")
 _ITEM = (
     r"[ \t]*(?:\[\[[^\[\]]+\]\]|#[^\s#,\[\]!\"'?:.;]+|[^\[\]#(){}<>`*_~^=$\\!,\uff0c:/]*?)[ \t]*"
 )
-_SIMPLE_LIST = re.compile(f"{_ITEM}(?:,{_ITEM})*")
+_SIMPLE_LIST = regex(f"{_ITEM}(?:,{_ITEM})*")
 
 
 def property_refs(value: str, lineno: int, out: list[Ref]) -> None:

@@ -45,6 +45,7 @@ from .outline import Ref as Ref
 from .outline import RefKind as RefKind
 from .outline import Syntax as Syntax
 from .outline import decode as decode
+from .patterns import longest_first, regex
 from .properties import PROPERTY_LINE, record_property
 from .wiki import scan_wiki, wiki_code_spans, wiki_label, wiki_refs
 
@@ -55,15 +56,15 @@ from .wiki import scan_wiki, wiki_code_spans, wiki_label, wiki_refs
 # any indentation; a heading's '#'s (on a bullet), a task marker and a priority may follow.
 _MARKER = (
     r"(?:#+[ \t]+)?"  # "- ## text": a bullet that is also a heading
-    "(?:(?P<m>" + "|".join(sorted(TASK_MARKERS, key=len, reverse=True)) + ") +)?"
+    "(?:(?P<m>" + "|".join(longest_first(TASK_MARKERS)) + ") +)?"
     r"(?:\[#(?P<p>[!-\\^-~])\] *)?"  # a priority: one ASCII character, [#A] by convention
 )
-_MARKER_RE = re.compile(_MARKER)
+_MARKER_RE = regex(_MARKER)
 _BLOCK_LINE = (
     r"(?P<indent>[ \t]*)(?P<text>(?:-|(?P<h>#+))(?=[ \t]|$)[ \t]*" + _MARKER + r"(?P<title>.*))"
 )
-_LOGSEQ_ITEM = re.compile(_BLOCK_LINE, re.M)  # the line at the position is a block line
-_NEXT_LOGSEQ_ITEM = re.compile("\n" + _BLOCK_LINE, re.M)  # the next one ("\n" is quick to find)
+_LOGSEQ_ITEM = regex(_BLOCK_LINE, re.M)  # the line at the position is a block line
+_NEXT_LOGSEQ_ITEM = regex("\n" + _BLOCK_LINE, re.M)  # the next one ("\n" is quick to find)
 
 
 def _after_marker(content: str) -> str:
@@ -99,9 +100,9 @@ def scan(
 
 
 # A drawer (:LOGBOOK: ... :END:): its opening line, its end, and a property in a :PROPERTIES: one
-_DRAWER = re.compile(r"^:([^\s:]+):[ \t]*$")
-_DRAWER_END = re.compile(r"^[ \t]*:END:[ \t]*$", re.M | re.I)
-_DRAWER_PROPERTY = re.compile(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
+_DRAWER = regex(r"^:([^\s:]+):[ \t]*$")
+_DRAWER_END = regex(r"^[ \t]*:END:[ \t]*$", re.M | re.I)
+_DRAWER_PROPERTY = regex(r"[ \t]*:(?P<key>[^\s:]+):(?:[ \t]+(?P<value>.*?))?[ \t]*$")
 
 
 class _LogseqScan(Builder):
@@ -437,7 +438,7 @@ def timestamp_first(text: str) -> bool:
     return start is not None and next(iter(_inline_matches(text[:start])), None) is None
 
 
-_LATEX_BEGIN = re.compile(r"\\begin\{([^}]+)\}", re.I)
+_LATEX_BEGIN = regex(r"\\begin\{([^}]+)\}", re.I)
 
 
 def raw_end(text: str, at: int) -> int | None:
@@ -447,7 +448,7 @@ def raw_end(text: str, at: int) -> int | None:
         return html_end(text, at)
     if (m := _LATEX_BEGIN.match(text, at)) is None:
         return None
-    end = re.compile(r"\\end\{" + re.escape(m.group(1)) + r"\}", re.I).search(text, m.end())
+    end = regex(r"\\end\{" + re.escape(m.group(1)) + r"\}", re.I).search(text, m.end())
     return len(text) if end is None else end.end()
 
 
@@ -474,7 +475,7 @@ def logseq_inline_refs(text: str, lineno: int, out: list[Ref]) -> None:
     _logseq_refs(text, lineno, out)
 
 
-_LEADING_LABEL = re.compile(rf"!?\[(?P<label>{_LABEL_TEXT})\]\(")
+_LEADING_LABEL = regex(rf"!?\[(?P<label>{_LABEL_TEXT})\]\(")
 
 
 def ref_label(construct: str, syntax: Syntax) -> str:

@@ -34,12 +34,11 @@ from .errors import BadDateFormat, JournalAgentError
 from .files import MAX_SETTINGS_BYTES, inside, read_file
 from .index import Index
 from .outline import decode
+from .patterns import regex
 from .scanner import Block, Outline
 from .vault import Vault
 
-_OBSIDIAN_VAR = re.compile(
-    r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhsM]))?\s*(:.+?)?}}", re.IGNORECASE
-)
+_OBSIDIAN_VAR = regex(r"{{\s*(date|time)\s*(?:([+-]\d+)([yqmwdhsM]))?\s*(:.+?)?}}", re.IGNORECASE)
 
 
 def daily_template(

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import html
 import os
-import re
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
@@ -22,6 +21,7 @@ from urllib.parse import quote
 
 from .errors import UnsafePath, os_error
 from .files import replace_file
+from .patterns import regex
 from .scanner import Syntax, inline_refs, ref_label
 
 if TYPE_CHECKING:
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from .vault import Vault
 
 _PAGE_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!<>|~$=^-])")
+_MARKDOWN_SPECIAL = regex(r"([\\`*_{}\[\]()#+!<>|~$=^-])")
 # Link forms only the wiki syntax has: [[X|label]], ![[X]].
-_WIKI_ONLY = re.compile(r"\[\[[^\[\]|]+\|[^\[\]]*\]\]|!\[\[")
+_WIKI_ONLY = regex(r"\[\[[^\[\]|]+\|[^\[\]]*\]\]|!\[\[")
 
 
 def _linked(text: str, syntax: Syntax) -> str:

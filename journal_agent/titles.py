@@ -24,14 +24,15 @@ import re
 
 from .dates import MONTHS, WEEKDAYS, DateFormat
 from .errors import BadDateFormat
+from .patterns import longest_first, regex
 
 #: The formatters Logseq tries after the graph's own title format.
 LOGSEQ_FALLBACK_FORMATS = ("MMM do, yyyy", "yyyy-MM-dd", "yyyy_MM_dd")
-_TOKEN = re.compile(r"do|([A-Za-z])\1*|'(?:''|[^'])*'?|.", re.DOTALL)
-_MONTH_NAMES = "|".join(sorted({*MONTHS, *(m[:3] for m in MONTHS)}, key=len, reverse=True))
-_DAY_NAMES = "|".join(sorted({*WEEKDAYS, *(w[:3] for w in WEEKDAYS)}, key=len, reverse=True))
+_TOKEN = regex(r"do|([A-Za-z])\1*|'(?:''|[^'])*'?|.", re.DOTALL)
+_MONTH_NAMES = "|".join(longest_first([*MONTHS, *(m[:3] for m in MONTHS)]))
+_DAY_NAMES = "|".join(longest_first([*WEEKDAYS, *(w[:3] for w in WEEKDAYS)]))
 _MONTH_NUMBER = {n.lower(): i for i, m in enumerate(MONTHS, 1) for n in (m, m[:3])}
-_DIGIT = re.compile(r"[0-9]")
+_DIGIT = regex(r"[0-9]")
 
 
 class _Lenient:
@@ -43,7 +44,7 @@ class _Lenient:
             parts.append(_piece(m.group(0)))
         if any(p is None for p in parts):
             raise ValueError(pattern)
-        self.rx = re.compile("".join(p for p in parts if p), re.IGNORECASE)
+        self.rx = regex("".join(p for p in parts if p), re.IGNORECASE)
 
     def parse(self, text: str, this_year: int) -> datetime.date | None:
         m = self.rx.fullmatch(text)

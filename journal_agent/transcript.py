@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .files import READ_FLAGS, kind_of
+from .patterns import regex
 
 #: How much of a transcript a hook reads, from its end (the newest replies matter most: the end
 #: hook exists to catch the last turns whose own hook did not run), and for how long (a hook has
@@ -56,9 +57,9 @@ READ_SECONDS = 0.5
 MAX_LINE_BYTES = 2 * 1024 * 1024
 _CHUNK = 1024 * 1024
 _EDGE = 256  # how far before "journal" its fence is looked for, also across chunks
-_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-_JOURNAL = re.compile(r"[ \t]*journal[ \t]*", re.IGNORECASE)  # the info string of a block
-_MARKER = re.compile(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
+_OPEN = regex(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_JOURNAL = regex(r"[ \t]*journal[ \t]*", re.IGNORECASE)  # the info string of a block
+_MARKER = regex(r"^[ \t]*(?:[-*+][ \t]+|[-*+]$)")
 _GEMINI = ("gemini", "model")  # the types of a Gemini CLI model message
 _ID_SPAN = 256  # how far into a Gemini log line its kind stands (JSON.stringify: id first)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import stat
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -22,6 +21,7 @@ from .files import MAX_PAGE_BYTES, READ_FLAGS, inside, read_file
 from .flavors import Flavor, Settings, detect_flavor, flavor_named
 from .outline import Outline, decode, line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
+from .patterns import regex
 from .titles import JournalNames
 from .walk import page_files
 
@@ -308,7 +308,7 @@ def _check_escape(pattern: str) -> None:
 
 
 #: A moment pattern's last literal (``[...]``).
-_LAST_LITERAL = re.compile(r"\[([^\[\]]*)\]\Z")
+_LAST_LITERAL = regex(r"\[([^\[\]]*)\]\Z")
 
 
 def _without_page_extension(settings: Settings) -> str:

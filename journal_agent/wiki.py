@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .outline import Block, Builder, Outline, Ref, RefKind, close_outline, preamble, trim_end
+from .patterns import regex
 
 # Obsidian and plain Markdown.
 # A Markdown link, by CommonMark's grammar: a destination in <...> (spaces allowed), or one
@@ -27,7 +28,7 @@ _MD_LINK = (
     rf"(?:<(?P<mdest_a>(?:[^<>\n\\]|\\.)*)>|(?P<mdest>{_MD_DEST}))(?:[ \t]+{_MD_TITLE})?[ \t]*\))"
 )
 _CODE = r"(?P<code>(?P<bt>`+)(?!`).*?(?<!`)(?P=bt)(?!`))"
-_WIKI_INLINE = re.compile(
+_WIKI_INLINE = regex(
     "|".join(
         [
             _CODE,
@@ -45,18 +46,18 @@ _WIKI_INLINE = re.compile(
         ]
     )
 )
-_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
+_SCHEME_RE = regex(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_ESCAPED = regex(r"\\([!-/:-@\[-`{-~])")  # CommonMark: a backslash before ASCII punctuation
 #: Files Obsidian opens as no note ("Accepted file formats", and its canvases and bases): a
 #: Markdown link to one links no note. Any other name resolves as ``[[name]]`` would.
-_ATTACHMENT = re.compile(
+_ATTACHMENT = regex(
     r"\.(?:avif|bmp|gif|jpe?g|png|svg|webp|flac|m4a|mp3|ogg|wav|webm|3gp|mkv|mov|mp4|ogv|pdf"
     r"|canvas|base)$",
     re.IGNORECASE,
 )
-_FENCE_RE = re.compile(r"^(?P<fence>`{3,}|~{3,})")
-_QUOTE = re.compile(r"(?:>[ \t]*)+")  # a block quote's markers
-_WIKI_ITEM = re.compile(
+_FENCE_RE = regex(r"^(?P<fence>`{3,}|~{3,})")
+_QUOTE = regex(r"(?:>[ \t]*)+")  # a block quote's markers
+_WIKI_ITEM = regex(
     r"^(?P<indent>[ \t]*)(?:(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]|$)|(?P<h>#{1,6})(?:[ \t]|$))"
 )
 
@@ -105,7 +106,7 @@ def _line_refs(
     return None
 
 
-_WIKI_LABEL = re.compile(
+_WIKI_LABEL = regex(
     r"!?\[\[(?P<target>[^\[\]|#^]*)(?:[#^][^\[\]|]*)?(?:\|(?P<label>[^\[\]]*))?\]\]"
     r"|!?\[(?P<text>(?:[^\[\]]|\[[^\[\]]*\])*)\]\("
 )

@@ -35,6 +35,7 @@ from .index import Index
 from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
 from .outline import Outline
 from .owned import children_texts, owner_header
+from .patterns import regex
 from .records import Record
 from .registry import KnownPages
 from .state import PageLock, StateDir
@@ -45,7 +46,7 @@ KINDS: tuple[BulletKind, ...] = get_args(BulletKind)
 PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
 DEFAULT_WAIT = 1.0  # seconds in all for the lock and a page being saved: a hook's budget
 ATTEMPTS = 20  # commits tried against a page that keeps changing, then give up
-_CONFLICT = re.compile(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
+_CONFLICT = regex(r"^(?:<{7}|={7}|>{7})(?: |\r?$)", re.MULTILINE)
 
 
 class _Bullet(NamedTuple):

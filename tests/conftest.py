@@ -26,11 +26,16 @@ ORACLE_FIGURES = pytest.StashKey[list[str]]()
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Hypothesis keeps its files under pytest's temporary folder, not in the repository
-    (set before collection: it writes a cache as soon as tests are decorated)."""
+    (set before collection: it writes a cache as soon as tests are decorated); so does the
+    compiled-pattern cache of the modules collection imports (`patterns`: written at exit, to
+    the cache folder of that moment, before any test's own)."""
+    import os
+
     from hypothesis.configuration import set_hypothesis_home_dir
 
     factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
     set_hypothesis_home_dir(factory.getbasetemp() / "hypothesis")
+    os.environ["JOURNAL_AGENT_CACHE"] = str(factory.getbasetemp() / "session-cache")
 
 
 def pytest_terminal_summary(
