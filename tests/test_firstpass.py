@@ -14,12 +14,15 @@ from __future__ import annotations
 import datetime as dt
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from journal_agent import api, api_context, firstpass, index
 from journal_agent.api import Query
@@ -396,3 +399,21 @@ def test_a_process_of_its_own_runs_this_package_not_the_current_folders(tmp_path
     assert done.returncode == 0 and __version__ in done.stdout and "shadow" not in done.stdout
     naive = [sys.executable, "-m", "journal_agent", "--version"]  # what they ran before
     assert "shadow" in subprocess.run(naive, cwd=tmp_path, capture_output=True, text=True).stdout
+
+
+#: What `firstpass.property_keys` must find (at least): the regular expression it replaced.
+_KEY = re.compile(r"(?:^|[ \t])([^\s:]+)::", re.M)
+
+
+@settings(max_examples=3000)
+@given(st.lists(st.sampled_from(["a", "b_c", " ", "\t", "\n", "\r", ":", "::", "\u00a0", "\x1c"])))
+def test_property_keys_are_never_fewer_than_the_grammar_finds(parts: list[str]) -> None:
+    """A key missed would leave a property page out of the pass (a wrong stale list); more
+    keys only cost a page scanned in full."""
+    text = "".join(parts)
+    assert set(_KEY.findall(text)) <= set(firstpass.property_keys(text))
+
+
+def test_property_keys() -> None:
+    keys = firstpass.property_keys(" key:: v\nx:: y::z\n  - TODO k2::\na::b:: c ::\nu:v::")
+    assert keys == ["key", "x", "y", "k2", "a"]
