@@ -137,7 +137,7 @@ def _frontier(q: Query, found: Summary, pages: _Lookup, at: int | None) -> Any:
     title = q.vault.own_config.frontier
     if title is None:
         return None
-    page = Page(found.titles[at], found.paths[at]) if at is not None else pages.page(title)
+    page = Page(found.title(at), found.path(at)) if at is not None else pages.page(title)
     if page is None or page.path is None:
         return Frontier(title, None)
     try:

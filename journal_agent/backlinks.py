@@ -63,7 +63,7 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     side = load_side(summary_path(vault)) if i is not None else None
     if i is None or side is None or side.stamp != summary.stamp:
         return None
-    topic = Topic(Page(summary.titles[i], summary.paths[i]))
+    topic = Topic(Page(summary.title(i), summary.path(i)))
     topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
     counts = _undated_counts(side.pairs, side.spans, i)
     if any(side.own[n] == i for n in counts):
@@ -124,7 +124,7 @@ class Memo:
     topics written last. Derived and deletable like the rest of the cache."""
 
     def __init__(self, vault: Vault, summary: Summary, i: int) -> None:
-        who = f"{summary.paths[i]}\0{summary.titles[i]}".encode("utf-8", "surrogateescape")
+        who = f"{summary.path(i)}\0{summary.title(i)}".encode("utf-8", "surrogateescape")
         self.path = f"{summary_path(vault)}.hot-{blake2b(who, digest_size=8).hexdigest()}"
         # of the settings and the version too (a page's title may follow from a file-name format)
         self.made_by = (MEMO_FORMAT, summary.guard.get("fingerprint"))

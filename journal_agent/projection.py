@@ -232,7 +232,7 @@ def _threads(inputs: Inputs) -> dict[str, list[int]]:
             newest[i] = s.days[end - 1]
     recent = as_of.toordinal() - days
     found["resolved"] = [i for i in found["resolved"] if newest[i] >= recent]
-    return {k: sorted(v, key=lambda i: (-newest[i], s.titles[i].lower())) for k, v in found.items()}
+    return {k: sorted(v, key=lambda i: (-newest[i], s.title(i).lower())) for k, v in found.items()}
 
 
 _NAMES = {

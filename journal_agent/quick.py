@@ -273,7 +273,7 @@ def respond(
             return None  # `cli` says it is no day
     else:
         as_of = dt.date.today()
-    limit, titles, paths = as_of.toordinal(), summary.titles, summary.paths
+    limit, title, path = as_of.toordinal(), summary.title, summary.path
 
     @functools.cache  # thousands of topics, a few hundred days
     def last(silent: int | None) -> str | None:
@@ -284,23 +284,23 @@ def respond(
         if i is None:
             return None
         status, silent, _, n = summary.row(i, limit, window)
-        return status_object(titles[i], paths[i], status, last(silent), silent, n)
+        return status_object(title(i), path(i), status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
     rows = listed(summary, limit, window, only, "--all-pages" in query)
     head = {"as_of": as_of.isoformat(), "days": window}
     if only is None:
         make = status_encoder() if encoded else status_object
-        head["topics"] = [make(titles[i], paths[i], s, last(d), d, n) for i, s, d, _, n in rows]
+        head["topics"] = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
         return head
     texts = [summary.strings[summary.texts[end - 1]] for _, _, _, end, _ in rows]
     if encoded:
         thread = status_encoder(thread=True)
         head["threads"] = [
-            thread(titles[i], paths[i], s, last(d), d, n, text)
+            thread(title(i), path(i), s, last(d), d, n, text)
             for (i, s, d, _, n), text in zip(rows, texts, strict=True)
         ]
     else:
-        items = [status_object(titles[i], paths[i], s, last(d), d, n) for i, s, d, _, n in rows]
+        items = [status_object(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
         head["threads"] = [thread_object(*pair) for pair in zip(items, texts, strict=True)]
     return head
 
@@ -313,8 +313,8 @@ def listed(
     unmentioned on any day, they follow the others in title order."""
     from .derived import recency
 
-    titles = summary.titles
-    order = lambda r: recency(None if r[2] is None else limit - r[2], titles[r[0]])  # noqa: E731
+    title = summary.title
+    order = lambda r: recency(None if r[2] is None else limit - r[2], title(r[0]))  # noqa: E731
     if only is not None:
         rows = summary.rows(limit, window, only, all_pages)
         rows.sort(key=order)
@@ -325,6 +325,6 @@ def listed(
     undated = [row[0] for row in rows if row[2] is None]  # mentioned after the as-of day only
     undated += summary.unmentioned(all_pages)
     undated.sort()  # ties keep the positions' order, as in `rows`
-    undated.sort(key=lambda i: titles[i].lower())
+    undated.sort(key=lambda i: title(i).lower())
     starts = summary.starts
     return dated + [(i, "unmentioned", None, starts[i], 0) for i in undated]

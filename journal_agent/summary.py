@@ -22,7 +22,7 @@ import datetime as dt
 import marshal
 import os
 from array import array
-from itertools import compress
+from itertools import compress, pairwise
 from operator import eq, gt, ne
 
 from .derived import recency, status_of
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 15
+FORMAT = 16
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -51,9 +51,11 @@ ARRAYS = {
     "texts": "i",  # into `strings`
 }
 _LISTS = ("files", "strings", "warnings")
-#: The page lists, each marshalled apart in the summary's base file (`cachedir.save_with_base`,
-#: with ``extra`` and the name tables): they change only when a topic comes, goes or is named
-#: anew, so a journal edit's patch neither marshals nor writes a hundred thousand names again.
+#: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
+#: ``extra`` and the name tables): they change only when a topic comes, goes or is named anew,
+#: so a journal edit's patch neither encodes nor writes a hundred thousand names again. Each is
+#: one string and where each item ends (`_pack`), not a list: `stale` needs the few hundred it
+#: prints, and making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`).
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
@@ -74,7 +76,8 @@ class Summary:
     `index.racy_digests` when built; ``guard``: see the module."""
 
     __slots__ = (
-        "stamp", *_KEPT, *_LISTS, *ARRAYS, *_DICTS, "_names", "_read", "_base", "_folded", "partial"
+        "stamp", "_titles", "_paths", "_packed", *_LISTS, *ARRAYS, *_DICTS,
+        "_names", "_read", "_base", "_folded", "partial",
     )  # fmt: skip
 
     def __init__(
@@ -86,8 +89,10 @@ class Summary:
         warnings: list[str] | None = None,
     ) -> None:
         self.stamp = stamp
-        self.titles: list[str] = titles if titles is not None else []
-        self.paths: list[str | None] = paths if paths is not None else []
+        self._titles: list[str] | None = titles if titles is not None else []
+        self._paths: list[str | None] | None = paths if paths is not None else []
+        #: `_KEPT` lists as read and not made lists yet (None in their slot): (text, ends)
+        self._packed: dict[str, tuple[str, array[int]]] = {}
         self.files: list[tuple[str, str]] = []
         self.strings: list[str] = []
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -99,7 +104,8 @@ class Summary:
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
         self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
-        #: `_KEPT` lists as read (a copy of each), and the base file read (its token, fields)
+        #: `_KEPT` lists as read once made lists (a copy of each), and the base file read (its
+        #: token, fields)
         self._read: dict[str, list[Any]] = {}
         self._base: tuple[str, dict[str, Any]] | None = None
         #: `folded` of the titles and names of the base file read, once made or read
@@ -147,6 +153,49 @@ class Summary:
         s.resolutions, s.texts = array("b", resolutions), array("i", texts)
         s.starts, s.extra = array("i", starts), array("b", extra)
         return s
+
+    @property
+    def titles(self) -> list[str]:
+        if self._titles is None:
+            self._titles = self._unpacked("titles")
+        return self._titles
+
+    @titles.setter
+    def titles(self, value: list[str]) -> None:
+        self._titles = value
+
+    @property
+    def paths(self) -> list[str | None]:
+        if self._paths is None:
+            self._paths = [path or None for path in self._unpacked("paths")]
+        return self._paths
+
+    @paths.setter
+    def paths(self, value: list[str | None]) -> None:
+        self._paths = value
+
+    def title(self, i: int) -> str:
+        """Topic ``i``'s title, without making a list of every title."""
+        return self._titles[i] if self._titles is not None else self._item("titles", i)
+
+    def path(self, i: int) -> str | None:
+        """Topic ``i``'s file (None: it has none), as `title`."""
+        return self._paths[i] if self._paths is not None else self._item("paths", i) or None
+
+    def count(self) -> int:
+        """How many topics the summary lists."""
+        return len(self.starts) - 1
+
+    def _item(self, name: str, i: int) -> str:
+        text, ends = self._packed[name]
+        return text[ends[i - 1] if i else 0 : ends[i]]
+
+    def _unpacked(self, name: str) -> list[str]:
+        """A `_KEPT` list as read made a list (and kept as read, for `save`)."""
+        text, ends = self._packed[name]
+        found = [text[a:b] for a, b in pairwise((0, *ends))]
+        self._read[name] = list(found)
+        return found
 
     @property
     def names(self) -> dict[str, int]:
@@ -255,7 +304,7 @@ class Summary:
         extra, out = self.extra, []
         if among is None and only not in (None, "unmentioned"):
             among = self.mentioned()
-        for i in range(len(self.titles)) if among is None else among:
+        for i in range(self.count()) if among is None else among:
             if extra[i] and not all_pages:
                 continue
             lo, hi = starts[i], starts[i + 1]
@@ -285,7 +334,7 @@ class Summary:
         """The positions of the topics with a dated mention (on any day), found in C: most
         topics of a large vault have none, and a status other than unmentioned needs one."""
         starts = self.starts
-        return compress(range(len(self.titles)), map(ne, starts[:-1], starts[1:]))
+        return compress(range(self.count()), map(ne, starts[:-1], starts[1:]))
 
     def unmentioned(self, all_pages: bool) -> list[int]:
         """The positions of the topics listed (``all_pages``: see `rows`) with no dated
@@ -294,7 +343,7 @@ class Summary:
         never: Iterator[bool] = map(eq, starts[:-1], starts[1:])
         if not all_pages:
             never = map(gt, never, self.extra)  # never mentioned, and not an extra page (0)
-        return list(compress(range(len(self.titles)), never))
+        return list(compress(range(self.count()), never))
 
     def topic(self, i: int, as_of: dt.date, days: int) -> Topic:
         """Topic ``i`` as `topics` gives it."""
@@ -390,11 +439,11 @@ def read(path: str) -> Summary | None:
             return None
         summary = Summary(str(data.pop("stamp")))
         for name in _KEPT:
-            value = marshal.loads(base[name])  # type: ignore[arg-type]
-            if type(value) is not list:
+            packed = _unpack(base[name])
+            if packed is None or len(packed[1]) != len(base["extra"]):  # type: ignore[arg-type]
                 return None
-            setattr(summary, name, value)
-            summary._read[name] = list(value)
+            summary._packed[name] = packed
+        summary._titles = summary._paths = None
         data["extra"] = base["extra"]
         for name, kind in ARRAYS.items():
             column = array(kind)
@@ -448,8 +497,9 @@ def save(path: str, summary: Summary) -> None:
     base: dict[str, Any] = {"extra": summary.extra.tobytes()}
     read = summary._base[1] if summary._base else {}
     for name in _KEPT:  # the bytes read while the list is the same
-        value = getattr(summary, name)
-        base[name] = read[name] if value == summary._read.get(name) else marshal.dumps(value)
+        value = getattr(summary, f"_{name}")
+        same = value is None or value == summary._read.get(name)
+        base[name] = read[name] if same else _pack(value)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
@@ -460,3 +510,25 @@ def save(path: str, summary: Summary) -> None:
         base["folded"] = folded
     data["format"] = FORMAT
     save_with_base(path, data, base, summary._base)
+
+
+def _pack(items: list[str] | list[str | None]) -> bytes:
+    """A page list as the base file keeps it: its items joined, and where each ends (None, no
+    file, as the empty path)."""
+    from itertools import accumulate
+
+    texts = [item or "" for item in items]
+    return marshal.dumps(("".join(texts), array("i", accumulate(map(len, texts))).tobytes()))
+
+
+def _unpack(data: object) -> tuple[str, array[int]] | None:
+    """`_pack`'s text and ends; None if ``data`` is not that (a corrupt or foreign file)."""
+    try:
+        text, ends = marshal.loads(data)  # type: ignore[arg-type]
+        column = array("i")
+        column.frombytes(ends)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if type(text) is not str or (column and (column[-1] != len(text) or min(column) < 0)):
+        return None
+    return text, column

@@ -109,8 +109,8 @@ def _folder(
                 continue
             try:
                 if entry.is_file(follow_symlinks=False):  # most entries: no link, no folder
-                    if name.lower().endswith(extensions):
-                        plain.append(name)
+                    if name.endswith(extensions) or name.lower().endswith(extensions):
+                        plain.append(name)  # (most names end in lower case: no copy made)
                 elif entry.is_symlink() and not _inside(f"{folder}/{name}", root):
                     warnings.append(f"{prefix}{name}: symbolic link to outside the vault, skipped")
                 else:
