@@ -354,9 +354,9 @@ class Summary:
         from .queries import Backlink, Topic  # once for all rows: an import in a function
         from .registry import Page  # costs a microsecond or two each time it runs
 
-        titles, paths, out = self.titles, self.paths, []
+        title, path, out = self.title, self.path, []
         for i, status, silent, end, n in rows:
-            topic = Topic(Page(titles[i], paths[i]), status=status, days_silent=silent, mentions=n)
+            topic = Topic(Page(title(i), path(i)), status=status, days_silent=silent, mentions=n)
             if silent is not None:
                 topic.last = self._backlink(end - 1, Backlink)
             out.append(topic)
