@@ -214,11 +214,14 @@ class Summary:
         self._names = {**self._names, "spelled": value}
 
     def keep_names(self, other: Summary) -> None:
-        """Take ``other``'s name tables as they are: still marshalled if nobody read them (a
-        patch that moves no topic neither reads nor rewrites them), and its page lists' bytes
-        as read (`save` writes them again where the lists are still the same)."""
+        """Take ``other``'s name tables and page lists as they are: still marshalled or packed
+        if nobody read them (a patch that moves no topic neither reads nor rewrites them), else
+        copies, with their bytes as read (`save` writes them again where the lists are still
+        the same)."""
         self._names, self._read, self._base = dict(other._names), other._read, other._base
-        self._folded = other._folded
+        self._folded, self._packed = other._folded, other._packed
+        self._titles = None if other._titles is None else list(other._titles)
+        self._paths = None if other._paths is None else list(other._paths)
 
     def folded(self) -> tuple[str, str]:
         """Every title, and every name of `names`, joined by NULs and folded (`fold`): what

@@ -232,10 +232,10 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     was = _mentions_of(old.sources, set(ids.values()))
     if _lost_title(old, fresh, was, side):
         return None
-    new = Summary(stamp, list(old.titles), list(old.paths))
+    new = Summary(stamp)
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
-    new.keep_names(old)  # no page came, went or changed its name
+    new.keep_names(old)  # no page came, went or changed its name: its page lists too
     texts = {old.strings[old.texts[k]]: old.texts[k] for k in was}  # a new text is added
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
     for k in was:
