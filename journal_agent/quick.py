@@ -292,7 +292,7 @@ def respond(
         make = status_encoder() if encoded else status_object
         head["topics"] = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
         return head
-    texts = [summary.strings[summary.texts[end - 1]] for _, _, _, end, _ in rows]
+    texts = [summary.string(summary.texts[end - 1]) for _, _, _, end, _ in rows]
     if encoded:
         thread = status_encoder(thread=True)
         head["threads"] = [

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 16
+FORMAT = 17
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -50,12 +50,13 @@ ARRAYS = {
     "resolutions": "b",
     "texts": "i",  # into `strings`
 }
-_LISTS = ("files", "strings", "warnings")
+_LISTS = ("files", "warnings")
 #: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
 #: ``extra`` and the name tables): they change only when a topic comes, goes or is named anew,
 #: so a journal edit's patch neither encodes nor writes a hundred thousand names again. Each is
 #: one string and where each item ends (`_pack`), not a list: `stale` needs the few hundred it
 #: prints, and making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`).
+#: The mentions' texts (``strings``) are kept so in the summary's own file (`string`).
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
@@ -76,7 +77,7 @@ class Summary:
     `index.racy_digests` when built; ``guard``: see the module."""
 
     __slots__ = (
-        "stamp", "_titles", "_paths", "_packed", *_LISTS, *ARRAYS, *_DICTS,
+        "stamp", "_titles", "_paths", "_strings", "_packed", *_LISTS, *ARRAYS, *_DICTS,
         "_names", "_read", "_base", "_folded", "partial",
     )  # fmt: skip
 
@@ -94,7 +95,7 @@ class Summary:
         #: `_KEPT` lists as read and not made lists yet (None in their slot): (text, ends)
         self._packed: dict[str, tuple[str, array[int]]] = {}
         self.files: list[tuple[str, str]] = []
-        self.strings: list[str] = []
+        self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
         self.extra: array[int] = array("b")
         self.starts: array[int] = array("i", [0])
@@ -173,6 +174,21 @@ class Summary:
     @paths.setter
     def paths(self, value: list[str | None]) -> None:
         self._paths = value
+
+    @property
+    def strings(self) -> list[str]:
+        if self._strings is None:
+            text, ends = self._packed["strings"]
+            self._strings = [text[a:b] for a, b in pairwise((0, *ends))]
+        return self._strings
+
+    @strings.setter
+    def strings(self, value: list[str]) -> None:
+        self._strings = value
+
+    def string(self, k: int) -> str:
+        """Text ``k`` (of `texts`), without making a list of every text."""
+        return self._strings[k] if self._strings is not None else self._item("strings", k)
 
     def title(self, i: int) -> str:
         """Topic ``i``'s title, without making a list of every title."""
@@ -384,7 +400,7 @@ class Summary:
     def _backlink(self, k: int, make: type[Backlink]) -> Backlink:
         path, page = self.files[self.sources[k]]
         day = dt.date.fromordinal(self.days[k])
-        text = self.strings[self.texts[k]]
+        text = self.string(self.texts[k])
         return make(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
 
 
@@ -446,7 +462,11 @@ def read(path: str) -> Summary | None:
             if packed is None or len(packed[1]) != len(base["extra"]):  # type: ignore[arg-type]
                 return None
             summary._packed[name] = packed
-        summary._titles = summary._paths = None
+        strings = _unpack(data.pop("strings"))
+        if strings is None:
+            return None
+        summary._packed["strings"] = strings
+        summary._titles = summary._paths = summary._strings = None
         data["extra"] = base["extra"]
         for name, kind in ARRAYS.items():
             column = array(kind)
@@ -496,6 +516,11 @@ def save(path: str, summary: Summary) -> None:
     from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
+    if summary._strings is not None:
+        data["strings"] = _pack(summary._strings)
+    else:
+        text, ends = summary._packed["strings"]
+        data["strings"] = marshal.dumps((text, ends.tobytes()))
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
     base: dict[str, Any] = {"extra": summary.extra.tobytes()}
     read = summary._base[1] if summary._base else {}
@@ -516,8 +541,8 @@ def save(path: str, summary: Summary) -> None:
 
 
 def _pack(items: list[str] | list[str | None]) -> bytes:
-    """A page list as the base file keeps it: its items joined, and where each ends (None, no
-    file, as the empty path)."""
+    """A list of texts as the files keep it: its items joined, and where each ends (None, a
+    topic without a file, as the empty path)."""
     from itertools import accumulate
 
     texts = [item or "" for item in items]

@@ -236,7 +236,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     new.extra = array("b", old.extra)
     new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
     new.keep_names(old)  # no page came, went or changed its name: its page lists too
-    texts = {old.strings[old.texts[k]]: old.texts[k] for k in was}  # a new text is added
+    texts = {old.string(old.texts[k]): old.texts[k] for k in was}  # a new text is added
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
     for k in was:
         i = bisect.bisect_right(old.starts, k) - 1

@@ -1261,22 +1261,24 @@ def test_changes_mixed_at_random_follow_obsidians_rules(
 
 
 def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
-    """The titles and paths are kept as one text each (`summary._pack`): an item reads back
-    without the whole list (`title`, `path`), the whole list as it was (None: no file), and a
-    list whose ends do not fit its text is no summary (rebuilt)."""
+    """The titles, paths and texts are kept as one text each (`summary._pack`): an item reads
+    back without the whole list (`title`, `path`, `string`), the whole list as it was (None: no
+    file), and a list whose ends do not fit its text is no summary (rebuilt)."""
     from journal_agent.summary import save
 
     titles = ["Été", "", "b/c", "Ω long title"]
     paths = ["pages/Été.md", None, "pages/b___c.md", None]
     made = Summary("stamp", titles, paths)
     made.extra, made.starts = array("b", [0, 1, 0, 0]), array("i", [0, 0, 0, 0, 0])
+    made.strings = ["first", "", "é ✓"]  # the mentions' texts, kept the same way
     path = str(tmp_path / "x.summary")
     save(path, made)
     found = read(path)
     assert found is not None and found.count() == 4
     assert [found.title(i) for i in range(4)] == titles
     assert [found.path(i) for i in range(4)] == paths
-    assert (found.titles, found.paths) == (titles, paths)
+    assert [found.string(k) for k in range(3)] == ["first", "", "é ✓"]
+    assert (found.titles, found.paths, found.strings) == (titles, paths, ["first", "", "é ✓"])
     (base,) = tmp_path.glob("x.summary-base-*")
     fields = marshal.loads(base.read_bytes())
     text, ends = marshal.loads(fields["titles"])
