@@ -92,7 +92,8 @@ class Summary:
         self.stamp = stamp
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
-        #: `_KEPT` lists as read and not made lists yet (None in their slot): (text, ends)
+        #: The lists packed as read (`_KEPT`, ``strings``), for those not made lists yet (None
+        #: in their slot): (text, ends)
         self._packed: dict[str, tuple[str, array[int]]] = {}
         self.files: list[tuple[str, str]] = []
         self._strings: list[str] | None = []
@@ -178,8 +179,7 @@ class Summary:
     @property
     def strings(self) -> list[str]:
         if self._strings is None:
-            text, ends = self._packed["strings"]
-            self._strings = [text[a:b] for a, b in pairwise((0, *ends))]
+            self._strings = self._split("strings")
         return self._strings
 
     @strings.setter
@@ -208,10 +208,13 @@ class Summary:
 
     def _unpacked(self, name: str) -> list[str]:
         """A `_KEPT` list as read made a list (and kept as read, for `save`)."""
-        text, ends = self._packed[name]
-        found = [text[a:b] for a, b in pairwise((0, *ends))]
+        found = self._split(name)
         self._read[name] = list(found)
         return found
+
+    def _split(self, name: str) -> list[str]:
+        text, ends = self._packed[name]
+        return [text[a:b] for a, b in pairwise((0, *ends))]
 
     @property
     def names(self) -> dict[str, int]:
