@@ -273,7 +273,7 @@ def respond(
             return None  # `cli` says it is no day
     else:
         as_of = dt.date.today()
-    limit, title, path = as_of.toordinal(), summary.title, summary.path
+    limit, (title, path) = as_of.toordinal(), summary.lookups(1)
 
     @functools.cache  # thousands of topics, a few hundred days
     def last(silent: int | None) -> str | None:
@@ -287,6 +287,7 @@ def respond(
         return status_object(title(i), path(i), status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
     rows = listed(summary, limit, window, only, "--all-pages" in query)
+    title, path = summary.lookups(len(rows))
     head = {"as_of": as_of.isoformat(), "days": window}
     if only is None:
         make = status_encoder() if encoded else status_object
@@ -313,15 +314,16 @@ def listed(
     unmentioned on any day, they follow the others in title order."""
     from .derived import recency
 
-    title = summary.title
-    order = lambda r: recency(None if r[2] is None else limit - r[2], title(r[0]))  # noqa: E731
     if only is not None:
-        rows = summary.rows(limit, window, only, all_pages)
-        rows.sort(key=order)
-        return rows
-    rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
-    dated = [row for row in rows if row[2] is not None]
-    dated.sort(key=order)
+        rows = dated = summary.rows(limit, window, only, all_pages)
+        title = summary.lookups(len(rows))[0]
+    else:
+        rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
+        dated = [row for row in rows if row[2] is not None]
+        title = summary.lookups(summary.count())[0]  # every topic is listed
+    dated.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], title(r[0])))
+    if only is not None:
+        return dated
     undated = [row[0] for row in rows if row[2] is None]  # mentioned after the as-of day only
     undated += summary.unmentioned(all_pages)
     undated.sort()  # ties keep the positions' order, as in `rows`

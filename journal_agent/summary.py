@@ -22,14 +22,14 @@ import datetime as dt
 import marshal
 import os
 from array import array
-from itertools import compress, pairwise
+from itertools import compress
 from operator import eq, gt, ne
 
 from .derived import recency, status_of
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
     from .derived import Status
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 17
+FORMAT = 18
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -93,8 +93,8 @@ class Summary:
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
         #: The lists packed as read (`_KEPT`, ``strings``), for those not made lists yet (None
-        #: in their slot): (text, ends)
-        self._packed: dict[str, tuple[str, array[int]]] = {}
+        #: in their slot): `_unpack`
+        self._packed: dict[str, tuple[str, array[int], bool]] = {}
         self.files: list[tuple[str, str]] = []
         self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -198,13 +198,20 @@ class Summary:
         """Topic ``i``'s file (None: it has none), as `title`."""
         return self._paths[i] if self._paths is not None else self._item("paths", i) or None
 
+    def lookups(self, many: int) -> tuple[Callable[[int], str], Callable[[int], str | None]]:
+        """`title` and `path` for ``many`` lookups: item by item for a few, from the whole lists
+        (made once) for many: an item costs about five times its share of making a list."""
+        if many * 5 < self.count():
+            return self.title, self.path
+        return self.titles.__getitem__, self.paths.__getitem__
+
     def count(self) -> int:
         """How many topics the summary lists."""
         return len(self.starts) - 1
 
     def _item(self, name: str, i: int) -> str:
-        text, ends = self._packed[name]
-        return text[ends[i - 1] if i else 0 : ends[i]]
+        text, ends, _ = self._packed[name]
+        return text[ends[i - 1] + 1 if i else 0 : ends[i]]
 
     def _unpacked(self, name: str) -> list[str]:
         """A `_KEPT` list as read made a list (and kept as read, for `save`)."""
@@ -213,8 +220,13 @@ class Summary:
         return found
 
     def _split(self, name: str) -> list[str]:
-        text, ends = self._packed[name]
-        return [text[a:b] for a, b in pairwise((0, *ends))]
+        text, ends, split = self._packed[name]
+        if not ends:
+            return []
+        if split:  # no item holds a NUL: split in C
+            return text.split("\0")
+        starts = (0, *(end + 1 for end in ends[:-1]))
+        return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
     @property
     def names(self) -> dict[str, int]:
@@ -376,7 +388,7 @@ class Summary:
         from .queries import Backlink, Topic  # once for all rows: an import in a function
         from .registry import Page  # costs a microsecond or two each time it runs
 
-        title, path, out = self.title, self.path, []
+        (title, path), out = self.lookups(len(rows)), []
         for i, status, silent, end, n in rows:
             topic = Topic(Page(title(i), path(i)), status=status, days_silent=silent, mentions=n)
             if silent is not None:
@@ -522,7 +534,7 @@ def save(path: str, summary: Summary) -> None:
     if summary._strings is not None:
         data["strings"] = _pack(summary._strings)
     else:
-        text, ends = summary._packed["strings"]
+        text, ends, _ = summary._packed["strings"]
         data["strings"] = marshal.dumps((text, ends.tobytes()))
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
     base: dict[str, Any] = {"extra": summary.extra.tobytes()}
@@ -544,16 +556,18 @@ def save(path: str, summary: Summary) -> None:
 
 
 def _pack(items: list[str] | list[str | None]) -> bytes:
-    """A list of texts as the files keep it: its items joined, and where each ends (None, a
-    topic without a file, as the empty path)."""
+    """A list of texts as the files keep it: its items joined by NULs, and where each ends
+    (None, a topic without a file, as the empty path)."""
     from itertools import accumulate
 
     texts = [item or "" for item in items]
-    return marshal.dumps(("".join(texts), array("i", accumulate(map(len, texts))).tobytes()))
+    ends = accumulate(len(text) + 1 for text in texts)  # each past its NUL
+    return marshal.dumps(("\0".join(texts), array("i", (end - 1 for end in ends)).tobytes()))
 
 
-def _unpack(data: object) -> tuple[str, array[int]] | None:
-    """`_pack`'s text and ends; None if ``data`` is not that (a corrupt or foreign file)."""
+def _unpack(data: object) -> tuple[str, array[int], bool] | None:
+    """`_pack`'s text, ends and whether the list is the text split at each NUL (no item holds
+    one); None if ``data`` is not that (a corrupt or foreign file)."""
     try:
         text, ends = marshal.loads(data)  # type: ignore[arg-type]
         column = array("i")
@@ -562,4 +576,4 @@ def _unpack(data: object) -> tuple[str, array[int]] | None:
         return None
     if type(text) is not str or (column and (column[-1] != len(text) or min(column) < 0)):
         return None
-    return text, column
+    return text, column, text.count("\0") == len(column) - 1

@@ -1270,18 +1270,21 @@ def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
     paths = ["pages/Été.md", None, "pages/b___c.md", None]
     made = Summary("stamp", titles, paths)
     made.extra, made.starts = array("b", [0, 1, 0, 0]), array("i", [0, 0, 0, 0, 0])
-    made.strings = ["first", "", "é ✓"]  # the mentions' texts, kept the same way
+    made.strings = ["first", "", "é\0✓"]  # the mentions' texts, kept the same way (a NUL too)
     path = str(tmp_path / "x.summary")
     save(path, made)
     found = read(path)
     assert found is not None and found.count() == 4
     assert [found.title(i) for i in range(4)] == titles
     assert [found.path(i) for i in range(4)] == paths
-    assert [found.string(k) for k in range(3)] == ["first", "", "é ✓"]
-    assert (found.titles, found.paths, found.strings) == (titles, paths, ["first", "", "é ✓"])
+    assert [found.string(k) for k in range(3)] == ["first", "", "é\0✓"]
+    assert (found.titles, found.paths, found.strings) == (titles, paths, ["first", "", "é\0✓"])
     (base,) = tmp_path.glob("x.summary-base-*")
     fields = marshal.loads(base.read_bytes())
     text, ends = marshal.loads(fields["titles"])
     fields["titles"] = marshal.dumps((text, array("i", [1, 2, 3, len(text) + 1]).tobytes()))
     base.write_bytes(marshal.dumps(fields))
     assert read(path) is None
+    save(path, Summary("stamp"))  # no topic, no text
+    empty = read(path)
+    assert empty is not None and (empty.count(), empty.titles, empty.strings) == (0, [], [])
