@@ -273,7 +273,7 @@ def respond(
             return None  # `cli` says it is no day
     else:
         as_of = dt.date.today()
-    limit, (title, path) = as_of.toordinal(), summary.lookups(1)
+    limit = as_of.toordinal()
 
     @functools.cache  # thousands of topics, a few hundred days
     def last(silent: int | None) -> str | None:
@@ -284,7 +284,7 @@ def respond(
         if i is None:
             return None
         status, silent, _, n = summary.row(i, limit, window)
-        return status_object(title(i), path(i), status, last(silent), silent, n)
+        return status_object(summary.title(i), summary.path(i), status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
     rows = listed(summary, limit, window, only, "--all-pages" in query)
     title, path = summary.lookups(len(rows))

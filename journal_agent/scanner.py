@@ -448,7 +448,8 @@ def raw_end(text: str, at: int) -> int | None:
         return html_end(text, at)
     if (m := _LATEX_BEGIN.match(text, at)) is None:
         return None
-    end = regex(r"\\end\{" + re.escape(m.group(1)) + r"\}", re.I).search(text, m.end())
+    closing = r"\\end\{" + re.escape(m.group(1)) + r"\}"  # of the page's text: not `regex`'s
+    end = re.compile(closing, re.I).search(text, m.end())
     return len(text) if end is None else end.end()
 
 
