@@ -190,6 +190,26 @@ class Summary:
         """Text ``k`` (of `texts`), without making a list of every text."""
         return self._strings[k] if self._strings is not None else self._item("strings", k)
 
+    def string_count(self) -> int:
+        """How many texts the summary holds."""
+        return len(self._strings if self._strings is not None else self._packed["strings"][1])
+
+    def share_strings(self, other: Summary, more: list[str]) -> None:
+        """``other``'s texts and then ``more``: still packed if nobody made them a list (a patch
+        adds a few texts to tens of thousands; splitting and joining them all cost 20 ms)."""
+        if other._strings is not None:
+            self._strings = [*other._strings, *more]
+            return
+        text, ends, split = other._packed["strings"]
+        if more:
+            parts, at, ends = ([text] if ends else []), len(text), array("i", ends)
+            for item in more:
+                at += len(item) + (1 if ends else 0)  # past the NUL before it, if any
+                ends.append(at)
+            text = "\0".join([*parts, *more])
+            split = split and not any("\0" in item for item in more)
+        self._strings, self._packed = None, {**self._packed, "strings": (text, ends, split)}
+
     def title(self, i: int) -> str:
         """Topic ``i``'s title, without making a list of every title."""
         return self._titles[i] if self._titles is not None else self._item("titles", i)

@@ -234,9 +234,11 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
         return None
     new = Summary(stamp)
     new.extra = array("b", old.extra)
-    new.files, new.strings, new.warnings = files, list(old.strings), list(old.warnings)
+    new.files, new.warnings = files, list(old.warnings)
     new.keep_names(old)  # no page came, went or changed its name: its page lists too
     texts = {old.string(old.texts[k]): old.texts[k] for k in was}  # a new text is added
+    more: list[str] = []  # the texts added, after the old ones
+    known = old.string_count()
     counts: dict[int, int] = {}  # touched topic -> its new number of mentions
     for k in was:
         i = bisect.bisect_right(old.starts, k) - 1
@@ -248,8 +250,8 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
             counts[i] = counts.get(i, old.starts[i + 1] - old.starts[i]) + len(at)
             for line, (resolution, text) in at.items():
                 if text not in texts:
-                    texts[text] = len(new.strings)
-                    new.strings.append(text)
+                    texts[text] = known + len(more)
+                    more.append(text)
                 key = (day.toordinal(), rel, line)
                 row: tuple[int, ...] = (key[0], ids[rel], line, int(resolution), texts[text])
                 put.setdefault(_place(old, i, key, gone), []).append((i, key, row))
@@ -265,10 +267,11 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
     for name in columns:
         getattr(new, name).extend(getattr(old, name)[done:])
     new.starts = _shifted(old.starts, counts)
-    used = sorted(set(new.texts))
-    if len(new.strings) > 2 * len(used) + 64:  # texts edited away pile up: drop them
-        moved = {k: n for n, k in enumerate(used)}
-        new.strings = [new.strings[k] for k in used]
+    new.share_strings(old, more)
+    used = set(new.texts)
+    if new.string_count() > 2 * len(used) + 64:  # texts edited away pile up: drop them
+        moved = {k: n for n, k in enumerate(sorted(used))}
+        new.strings = [new.strings[k] for k in moved]
         new.texts = array("i", [moved[k] for k in new.texts])
     return new
 

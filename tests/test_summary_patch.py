@@ -1288,3 +1288,34 @@ def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
     save(path, Summary("stamp"))  # no topic, no text
     empty = read(path)
     assert empty is not None and (empty.count(), empty.titles, empty.strings) == (0, [], [])
+
+
+@pytest.mark.parametrize("before", [[], [""], ["", ""], ["first", "é\0✓"], ["a", "b", "c"]])
+@pytest.mark.parametrize("more", [[], [""], ["new"], ["x\0y", "", "ü"]])
+def test_texts_added_by_a_patch_stay_packed_and_read_back(
+    tmp_path: Path, before: list[str], more: list[str]
+) -> None:
+    """A patch adds its few new texts to the packed ones as read (`Summary.share_strings`),
+    without making a list of every text: each reads back as the list would have it, before and
+    after the summary is saved again."""
+    from journal_agent.summary import save
+
+    path = str(tmp_path / "x.summary")
+    made = Summary("stamp")
+    made.strings = before
+    save(path, made)
+    old = read(path)
+    assert old is not None and old._strings is None  # packed, as read
+    new = Summary("stamp")
+    new.share_strings(old, more)
+    assert new._strings is None and new.string_count() == len(before) + len(more)
+    assert [new.string(k) for k in range(new.string_count())] == before + more
+    assert new.strings == before + more
+    new = Summary("stamp")
+    new.share_strings(old, more)
+    save(path, new)
+    again = read(path)
+    assert again is not None and again.strings == before + more
+    listed = Summary("stamp")
+    listed.share_strings(again, more)  # made a list above: the list grows
+    assert listed._strings == before + more + more
