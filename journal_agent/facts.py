@@ -79,8 +79,9 @@ def is_resolution(block: Block) -> bool:
     return RESOLUTION_TEXT.match(block.text) is not None
 
 
-def page_facts(vault: Vault, rel: str, outline: Outline) -> PageFacts:
-    """Reduce a scanned page to the facts the registry and the queries need."""
+def page_facts(vault: Vault, rel: str, outline: Outline, mentions: bool = True) -> PageFacts:
+    """Reduce a scanned page to the facts the registry and the queries need (``mentions``:
+    False for none, only the names of `PageFacts.meta`, e.g. of a page's head, `firstpass`)."""
     props = outline.page_properties
     flavor = vault.flavor
     title, day = vault.describe(rel, flavor.title_from_properties(props))
@@ -90,10 +91,12 @@ def page_facts(vault: Vault, rel: str, outline: Outline) -> PageFacts:
     templates = tuple(
         b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
     )
-    mentions, meta = _mentions(outline, flavor, vault.settings)
-    return PageFacts(
-        title, day, aliases, tombstone_of(props), ids, templates, tuple(mentions), meta
-    )
+    if mentions:
+        found, meta = _mentions(outline, flavor, vault.settings)
+    else:
+        names = (_meta_names(outline, b, flavor, vault.settings) for b in outline.blocks)
+        found, meta = [], tuple(dict.fromkeys(n for some in names for n in some))
+    return PageFacts(title, day, aliases, tombstone_of(props), ids, templates, tuple(found), meta)
 
 
 def tombstone_of(props: dict[str, object]) -> str | None:
@@ -121,14 +124,12 @@ def _mentions(
         out.extend(_property_links(outline, kinds, lines))
     for block in outline.blocks:
         own = [r.target for r in block.refs if r.kind in kinds]
-        props = block.properties
         if block.kind == "preamble":  # the page properties are the first block's (pre-block)
             own = [r.target for r in outline.page_refs if r.kind in kinds] + own
-            props = outline.page_properties
         if block.tags:
             own += block.tags
-        if props or block.marker or block.priority:
-            extra = flavor.meta_pages(props, block.marker, block.priority, settings)
+        extra = _meta_names(outline, block, flavor, settings)
+        if extra:
             meta.update(dict.fromkeys(extra))
             own += extra
         if not inherit:  # the links themselves: one mention per line that links
@@ -149,6 +150,15 @@ def _mentions(
             text = block.text or _first_text(outline, block)
             out.extend((name, block.line, resolution, text) for name in names)
     return out, tuple(meta)
+
+
+def _meta_names(outline: Outline, block: Block, flavor: Flavor, settings: Settings) -> list[str]:
+    """The names ``block`` refers to by its property keys, task marker and priority (the page
+    properties are the first block's, the pre-block's)."""
+    props = outline.page_properties if block.kind == "preamble" else block.properties
+    if props or block.marker or block.priority:
+        return flavor.meta_pages(props, block.marker, block.priority, settings)
+    return []
 
 
 def _link_lines(

@@ -150,14 +150,13 @@ def _read_one(vault: Vault, file: PageFile) -> Read:
         text, bom = decode(data, file.rel)
         head = _head(vault, file.rel, text)
         if head is not None:
-            if head:
-                facts = page_facts(vault, file.rel, vault.scan_text(head, bom))
+            if head:  # the head's property keys are pages too (`PageFacts.meta`)
+                facts = page_facts(vault, file.rel, vault.scan_text(head, bom), mentions=False)
             else:  # no page properties: named by its file
                 facts = PageFacts(*vault.describe(file.rel), (), None, (), (), ())
             if facts.date is None:
                 logseq = vault.flavor.syntax == "logseq"
-                body = _meta_candidates(text[len(head) :]) if logseq else frozenset()
-                return facts._replace(mentions=()), body  # the head's keys are pages too
+                return facts, _meta_candidates(text[len(head) :]) if logseq else _NONE
         return page_facts(vault, file.rel, vault.parse_page(file.rel, data)), None
     except UnreadablePage as exc:
         return f"{exc}; skipped"

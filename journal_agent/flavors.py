@@ -351,8 +351,9 @@ def _tri_lb_title(stem: str) -> str:
     title = stem.replace("___", "/")
     if "%" in title:
         title = _URL_ESCAPE.sub(lambda m: unquote(m.group(0)), title)
-    parts = [p for p in title.split("/") if p]
-    return unicodedata.normalize("NFC", "/".join(parts) or stem)
+    if "/" in title:
+        title = "/".join(p for p in title.split("/") if p) or stem
+    return unicodedata.normalize("NFC", title)
 
 
 def _legacy_title(stem: str) -> str:
