@@ -39,7 +39,7 @@ from .facts import (
 )
 from .records import Record
 from .vault import PageFile, Vault
-from .walk import can_fork
+from .walk import Forked, can_fork
 
 if TYPE_CHECKING:
     from .walk import Stat
@@ -278,8 +278,6 @@ def stored_facts(entry: _Entry) -> PageFacts | str | None:
 
 #: Below this many files to read, a second process costs more than it saves.
 PARALLEL_MIN = 1500
-#: What a forked worker does to each file (inherited, not pickled): (vault, work).
-_WORKER: tuple[Vault, Callable[[Vault, PageFile], Any]] | None = None
 
 
 def _scan_all(
@@ -296,50 +294,58 @@ def each_file(
     progress: bool = False,
 ) -> dict[str, T]:
     """``work(vault, file)`` of each file, by path, on every core when there are many files:
-    this process takes every n-th file and forked workers the rest (their results come back
-    pickled: keep them small). This process works too: on two cores, one that waits for two
-    workers took a tenth longer."""
-    global _WORKER
+    this process takes every n-th file and forked children the rest (their results come back
+    pickled, once each: keep them small). This process works too: on two cores, one that waits
+    for two children took a tenth longer. Not a `multiprocessing` pool: its threads, taking
+    each chunk's results as they came, slowed this process's own share by a fifth."""
     workers = min(os.cpu_count() or 1, 8, len(files) // (PARALLEL_MIN // 2) or 1)
+    if workers < 2 or not can_fork():
+        workers = 1
+    shares = [files[k::workers] for k in range(workers)]  # a share of each kind: journals cost more
     reporter = _Progress(len(files)) if progress else None
     out: dict[str, T] = {}
-    if workers < 2 or not can_fork():
-        mine, others = files, []
-    else:
-        mine = files[::workers]  # a share of each kind of file: journals cost more
-        others = [f for k in range(1, workers) for f in files[k::workers]]
-    pool = found = None
-    if others:
-        import multiprocessing
-
-        _WORKER = (vault, work)
-        chunks = [others[i : i + 250] for i in range(0, len(others), 250)]
-        pool = multiprocessing.get_context("fork").Pool(workers - 1)
-        found = pool.map_async(_work_chunk, chunks)
-    try:
-        with paused_gc():  # as in the workers (`_work_chunk`)
-            for n, f in enumerate(mine):
+    with contextlib.ExitStack() as children:
+        forked = [
+            children.enter_context(Forked(partial(_share, vault, work, s))) for s in shares[1:]
+        ]
+        with paused_gc():
+            for n, f in enumerate(shares[0]):
                 out[f.rel] = work(vault, f)
                 if reporter:
-                    reporter.update(n * workers)  # the workers' shares go as fast
-        if pool is not None and found is not None:
-            for part in found.get():
-                out.update(part)
-    finally:
-        _WORKER = None
-        if pool is not None:
-            pool.terminate()  # done, or this process failed: no worker is left behind
-            pool.join()
+                    reporter.update(n * workers)  # the children's shares go as fast
+        for child, share in zip(forked, shares[1:], strict=True):
+            out.update(_child_share(child, vault, work, share))
     if reporter:
         reporter.done()
     return out
 
 
-def _work_chunk(files: list[PageFile]) -> dict[str, Any]:
-    assert _WORKER is not None
-    vault, work = _WORKER
+def _share(vault: Vault, work: Callable[[Vault, PageFile], Any], files: list[PageFile]) -> bytes:
+    """A forked child's part of `each_file`, pickled."""
+    import pickle
+
+    return pickle.dumps(dict(_share_here(vault, work, files)), pickle.HIGHEST_PROTOCOL)
+
+
+def _child_share(
+    child: Forked, vault: Vault, work: Callable[[Vault, PageFile], T], files: list[PageFile]
+) -> dict[str, T]:
+    """A child's part as it sent it; made here where it failed (its error raised here)."""
+    import pickle
+
+    try:
+        found: dict[str, T] = pickle.loads(child.result())
+    except Exception:  # noqa: BLE001 - nothing, or not all of it, came
+        found = dict(_share_here(vault, work, files))
+    return found
+
+
+def _share_here(
+    vault: Vault, work: Callable[[Vault, PageFile], T], files: list[PageFile]
+) -> Iterator[tuple[str, T]]:
     with paused_gc():
-        return {f.rel: work(vault, f) for f in files}
+        for f in files:
+            yield f.rel, work(vault, f)
 
 
 _TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the file's content

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than listing a small vault
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
     Rules = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
@@ -160,29 +160,9 @@ def _stat_split(
     else (it failed), this process stats its half too."""
     half = len(names) // 2
     theirs = names[half:]
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        _stat_here(fd, prefix, names, found, warnings)
-        return
-    if pid == 0:  # the child leaves at once, whatever happens, running nothing of the parent's
-        try:
-            os.close(read_end)
-            view = memoryview(_stat_numbers(fd, theirs))
-            while view:
-                view = view[os.write(write_end, view) :]
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    try:
-        with open(read_end, "rb") as pipe:  # closed before the wait, whatever happens: a child
-            _stat_here(fd, prefix, names[:half], found, warnings)  # blocked on a full pipe
-            data = pipe.read()  # then fails its write and leaves
-    finally:
-        os.waitpid(pid, 0)
+    with Forked(lambda: _stat_numbers(fd, theirs)) as child:
+        _stat_here(fd, prefix, names[:half], found, warnings)
+        data = child.result()
     n = len(theirs)
     if len(data) != 24 * n:
         _stat_here(fd, prefix, theirs, found, warnings)
@@ -193,6 +173,46 @@ def _stat_split(
             warnings.append(f"{prefix}{name}: skipped: {os.strerror(mtime)}")
         else:
             found.append((prefix + name, mtime, size, inode))
+
+
+class Forked:
+    """The bytes ``job()`` makes in a forked child while this process goes on: `result` reads
+    them (fewer or none if the child failed, or could not be forked). Use it as a context: on
+    leaving, the pipe is closed (a child blocked on a full pipe fails its write and leaves) and
+    the child waited for. The child leaves at once, whatever happens, running nothing of this
+    process's (no exit handler, no buffered output flushed twice)."""
+
+    def __init__(self, job: Callable[[], bytes]) -> None:
+        self.pid, self.pipe = 0, None
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return
+        if pid == 0:
+            try:
+                os.close(read_end)
+                view = memoryview(job())
+                while view:
+                    view = view[os.write(write_end, view) :]
+            finally:
+                os._exit(0)
+        os.close(write_end)  # before any other child is forked: it would keep the pipe open
+        self.pid, self.pipe = pid, open(read_end, "rb")
+
+    def result(self) -> bytes:
+        return self.pipe.read() if self.pipe is not None else b""
+
+    def __enter__(self) -> Forked:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.pipe is not None:
+            self.pipe.close()
+            self.pipe = None
+            os.waitpid(self.pid, 0)
 
 
 #: The size `_stat_numbers` gives a file whose stat failed (its mtime is the error number).

@@ -654,6 +654,33 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
     assert parallel.rescanned == serial.rescanned == FILES
 
 
+@pytest.mark.parametrize("sends", ["nothing", "a cut pickle", "an error"])
+def test_a_child_that_fails_has_its_share_scanned_here(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, sends: str
+) -> None:
+    """A forked child that fails sends nothing, or part of its pickle: this process scans
+    that share itself, and no child is left behind."""
+    import journal_agent.index as index_module
+    from journal_agent.walk import can_fork
+
+    serial = load_index(open_vault(logseq_vault), use_cache=False)
+    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert can_fork()
+    share = index_module._share
+
+    def failing(*args: Any) -> bytes:  # runs in the children only
+        if sends == "an error":
+            raise OSError("the child's own failure")
+        return share(*args)[:-7] if sends == "a cut pickle" else b""
+
+    monkeypatch.setattr(index_module, "_share", failing)
+    parallel = load_index(open_vault(logseq_vault), use_cache=False)
+    assert parallel.files == serial.files and parallel.warnings == serial.warnings
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
 def test_the_digests_are_hashlibs() -> None:
     """`digests` skips importing OpenSSL, not the algorithms: a different digest would rename
     the cache files and, worse, the state folder holding the ledger (`state.vault_slug`)."""
