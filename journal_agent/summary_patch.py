@@ -36,12 +36,12 @@ counts) is kept in a side file next to it (`sidecar`). Both are derived caches.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import datetime as dt
 from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .columns import positions
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
 from .sidecar import (
@@ -288,16 +288,8 @@ def _place(old: Summary, i: int, key: tuple[int, str, int], gone: set[int]) -> i
 
 
 def _mentions_of(sources: array[int], files: set[int]) -> list[int]:
-    """The positions of the mentions that stand in ``files`` (found by `array.index`, not a
-    Python step per mention of the vault)."""
-    found = []
-    for source in files:
-        k = -1
-        with contextlib.suppress(ValueError):
-            while True:
-                k = sources.index(source, k + 1)
-                found.append(k)
-    return sorted(found)
+    """The positions of the mentions that stand in ``files`` (`columns.positions`)."""
+    return positions(sources, files)
 
 
 def _shifted(starts: array[int], counts: dict[int, int]) -> array[int]:
