@@ -26,6 +26,7 @@ from itertools import compress
 from operator import eq, gt, ne
 
 from .derived import recency, status_of
+from .packed import Packed, dump, extended, item, pack, split, unpack
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ _LISTS = ("files", "warnings")
 #: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
 #: ``extra`` and the name tables): they change only when a topic comes, goes or is named anew,
 #: so a journal edit's patch neither encodes nor writes a hundred thousand names again. Each is
-#: one string and where each item ends (`_pack`), not a list: `stale` needs the few hundred it
+#: one string and where each item ends (`packed`), not a list: `stale` needs the few hundred it
 #: prints, and making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`).
 #: The mentions' texts (``strings``) are kept so in the summary's own file (`string`).
 _KEPT = ("titles", "paths")
@@ -77,8 +78,8 @@ class Summary:
     `index.racy_digests` when built; ``guard``: see the module."""
 
     __slots__ = (
-        "stamp", "_titles", "_paths", "_strings", "_packed", *_LISTS, *ARRAYS, *_DICTS,
-        "_names", "_read", "_base", "_folded", "partial",
+        "stamp", "_titles", "_paths", "_strings", "_packed", "_grown", *_LISTS, *ARRAYS,
+        *_DICTS, "_names", "_read", "_base", "_folded", "partial",
     )  # fmt: skip
 
     def __init__(
@@ -92,9 +93,10 @@ class Summary:
         self.stamp = stamp
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
-        #: The lists packed as read (`_KEPT`, ``strings``), for those not made lists yet (None
-        #: in their slot): `_unpack`
-        self._packed: dict[str, tuple[str, array[int], bool]] = {}
+        #: The lists kept packed (`_KEPT`, ``strings``), for those not made lists yet (None in
+        #: their slot), and those of `_KEPT` grown since read (`append_topic`)
+        self._packed: dict[str, Packed] = {}
+        self._grown: frozenset[str] = frozenset()
         self.files: list[tuple[str, str]] = []
         self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -110,7 +112,8 @@ class Summary:
         #: token, fields)
         self._read: dict[str, list[Any]] = {}
         self._base: tuple[str, dict[str, Any]] | None = None
-        #: `folded` of the titles and names of the base file read, once made or read
+        #: `folded` of the titles and names (marshalled), once made or read; None when a list
+        #: or table is set anew
         self._folded: bytes | None = None
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
@@ -164,7 +167,7 @@ class Summary:
 
     @titles.setter
     def titles(self, value: list[str]) -> None:
-        self._titles = value
+        self._titles, self._folded = value, None
 
     @property
     def paths(self) -> list[str | None]:
@@ -179,7 +182,7 @@ class Summary:
     @property
     def strings(self) -> list[str]:
         if self._strings is None:
-            self._strings = self._split("strings")
+            self._strings = split(self._packed["strings"])
         return self._strings
 
     @strings.setter
@@ -188,7 +191,7 @@ class Summary:
 
     def string(self, k: int) -> str:
         """Text ``k`` (of `texts`), without making a list of every text."""
-        return self._strings[k] if self._strings is not None else self._item("strings", k)
+        return self._strings[k] if self._strings is not None else item(self._packed["strings"], k)
 
     def string_count(self) -> int:
         """How many texts the summary holds."""
@@ -199,24 +202,35 @@ class Summary:
         adds a few texts to tens of thousands; splitting and joining them all cost 20 ms)."""
         if other._strings is not None:
             self._strings = [*other._strings, *more]
-            return
-        text, ends, split = other._packed["strings"]
-        if more:
-            parts, at, ends = ([text] if ends else []), len(text), array("i", ends)
-            for item in more:
-                at += len(item) + (1 if ends else 0)  # past the NUL before it, if any
-                ends.append(at)
-            text = "\0".join([*parts, *more])
-            split = split and not any("\0" in item for item in more)
-        self._strings, self._packed = None, {**self._packed, "strings": (text, ends, split)}
+        else:
+            self._strings = None
+            self._packed = {**self._packed, "strings": extended(other._packed["strings"], more)}
+
+    def append_topic(self, title: str, path: str | None) -> int:
+        """Add a topic after every other, nothing mentioning it yet, and return its position.
+        Its title and path are added to the lists still packed if nobody made them lists (a
+        page that comes would unpack and repack a hundred thousand titles), and to `folded`."""
+        for name, value in (("titles", title), ("paths", path)):
+            listed = getattr(self, f"_{name}")
+            if listed is not None:  # a copy: a patch leaves the summary it started from as is
+                setattr(self, f"_{name}", [*listed, value])
+            else:
+                self._packed = {**self._packed, name: extended(self._packed[name], [value or ""])}
+                self._grown |= {name}
+        self.extra, self.starts = array("b", self.extra), array("i", self.starts)
+        self.extra.append(0)
+        self.starts.append(self.starts[-1])
+        if self._folded is not None:
+            self._folded = _refolded(self._folded, title, ())
+        return self.count() - 1
 
     def title(self, i: int) -> str:
         """Topic ``i``'s title, without making a list of every title."""
-        return self._titles[i] if self._titles is not None else self._item("titles", i)
+        return self._titles[i] if self._titles is not None else item(self._packed["titles"], i)
 
     def path(self, i: int) -> str | None:
         """Topic ``i``'s file (None: it has none), as `title`."""
-        return self._paths[i] if self._paths is not None else self._item("paths", i) or None
+        return self._paths[i] if self._paths is not None else item(self._packed["paths"], i) or None
 
     def lookups(self, many: int) -> tuple[Callable[[int], str], Callable[[int], str | None]]:
         """`title` and `path` for ``many`` lookups: item by item for a few, from the whole lists
@@ -229,24 +243,11 @@ class Summary:
         """How many topics the summary lists."""
         return len(self.starts) - 1
 
-    def _item(self, name: str, i: int) -> str:
-        text, ends, _ = self._packed[name]
-        return text[ends[i - 1] + 1 if i else 0 : ends[i]]
-
     def _unpacked(self, name: str) -> list[str]:
-        """A `_KEPT` list as read made a list (and kept as read, for `save`)."""
-        found = self._split(name)
+        """A `_KEPT` list made a list (and kept as it was, for `save`)."""
+        found = split(self._packed[name])
         self._read[name] = list(found)
         return found
-
-    def _split(self, name: str) -> list[str]:
-        text, ends, split = self._packed[name]
-        if not ends:
-            return []
-        if split:  # no item holds a NUL: split in C
-            return text.split("\0")
-        starts = (0, *(end + 1 for end in ends[:-1]))
-        return [text[a:b] for a, b in zip(starts, ends, strict=True)]
 
     @property
     def names(self) -> dict[str, int]:
@@ -255,6 +256,7 @@ class Summary:
     @names.setter
     def names(self, value: dict[str, int]) -> None:
         self._names = {**self._names, "names": value}  # a copy of the summary keeps its own
+        self._folded = None
 
     @property
     def spelled(self) -> dict[str, int]:
@@ -270,32 +272,25 @@ class Summary:
         copies, with their bytes as read (`save` writes them again where the lists are still
         the same)."""
         self._names, self._read, self._base = dict(other._names), other._read, other._base
-        self._folded, self._packed = other._folded, other._packed
+        self._folded, self._packed, self._grown = other._folded, other._packed, other._grown
         self._titles = None if other._titles is None else list(other._titles)
         self._paths = None if other._paths is None else list(other._paths)
 
     def folded(self) -> tuple[str, str]:
         """Every title, and every name of `names`, joined by NULs and folded (`fold`): what
         `summary_topics.named` searches for a page that comes or goes. Kept in the base file
-        with the titles and names it was made of (folding a hundred thousand costs 0.1 s,
-        once a day when the day's journal page comes)."""
-        base = self._base[1] if self._base else {}
-        names = self._names["names"]
-        as_read = names is base.get("names") and self.titles == self._read.get("titles")
-        if as_read:
-            kept = self._folded or base.get("folded")
-            found = _unfolded(kept)
-            if found is not None:
-                self._folded = kept
-                return found
-        try:  # the keys of a table not decoded for good: `save` would marshal it anew
-            keys = list(names) if isinstance(names, dict) else [
-                key for part in names for key in self._part(part)
-            ]  # fmt: skip
-        except ValueError:
-            keys = list(self.names)  # as `find` reads it
-        found = fold("\0".join(self.titles)), fold("\0".join(keys))
-        if as_read:
+        with the titles and names it was made of (folding a hundred thousand costs 0.1 s),
+        and grown with them as topics come (`append_topic`, `add_names`)."""
+        found = _unfolded(self._folded)
+        if found is None:
+            names = self._names["names"]
+            try:  # the keys of a table not decoded for good: `save` would marshal it anew
+                keys = list(names) if isinstance(names, dict) else [
+                    key for part in names for key in self._part(part)
+                ]  # fmt: skip
+            except ValueError:
+                keys = list(self.names)  # as `find` reads it
+            found = fold("\0".join(self.titles)), fold("\0".join(keys))
             self._folded = marshal.dumps(found)
         return found
 
@@ -305,6 +300,8 @@ class Summary:
         table = self._names[name]
         more = {**table, **entries} if isinstance(table, dict) else (*table, marshal.dumps(entries))
         self._names = {**self._names, name: more}  # a copy of the summary keeps its own
+        if name == "names" and self._folded is not None:
+            self._folded = _refolded(self._folded, None, entries)
 
     def _table(self, name: str) -> dict[str, int]:
         table = self._names[name]
@@ -493,11 +490,11 @@ def read(path: str) -> Summary | None:
             return None
         summary = Summary(str(data.pop("stamp")))
         for name in _KEPT:
-            packed = _unpack(base[name])
+            packed = unpack(base[name])
             if packed is None or len(packed[1]) != len(base["extra"]):  # type: ignore[arg-type]
                 return None
             summary._packed[name] = packed
-        strings = _unpack(data.pop("strings"))
+        strings = unpack(data.pop("strings"))
         if strings is None:
             return None
         summary._packed["strings"] = strings
@@ -516,7 +513,7 @@ def read(path: str) -> Summary | None:
             if type(value) is not type(getattr(summary, name)):
                 return None
             setattr(summary, name, value)
-        summary._base = token, base
+        summary._base, summary._folded = (token, base), base.get("folded")  # type: ignore[assignment]
         return summary
     except Exception:  # foreign or corrupt
         return None
@@ -551,49 +548,39 @@ def save(path: str, summary: Summary) -> None:
     from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
-    if summary._strings is not None:
-        data["strings"] = _pack(summary._strings)
-    else:
-        text, ends, _ = summary._packed["strings"]
-        data["strings"] = marshal.dumps((text, ends.tobytes()))
+    strings = summary._strings
+    data["strings"] = pack(strings) if strings is not None else dump(summary._packed["strings"])
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
     base: dict[str, Any] = {"extra": summary.extra.tobytes()}
     read = summary._base[1] if summary._base else {}
     for name in _KEPT:  # the bytes read while the list is the same
         value = getattr(summary, f"_{name}")
-        same = value is None or value == summary._read.get(name)
-        base[name] = read[name] if same else _pack(value)
+        if value is None:
+            base[name] = dump(summary._packed[name]) if name in summary._grown else read[name]
+        else:
+            same = name not in summary._grown and value == summary._read.get(name)
+            base[name] = read[name] if same else pack([v or "" for v in value])
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
             table = summary._table(name)
         base[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
-    folded = summary._folded or read.get("folded")  # of the titles and names read
-    if folded and all(base[k] == read.get(k) for k in ("titles", "names")):
-        base["folded"] = folded
+    if summary._folded is not None:  # of these titles and names
+        base["folded"] = summary._folded
     data["format"] = FORMAT
     save_with_base(path, data, base, summary._base)
 
 
-def _pack(items: list[str] | list[str | None]) -> bytes:
-    """A list of texts as the files keep it: its items joined by NULs, and where each ends
-    (None, a topic without a file, as the empty path)."""
-    from itertools import accumulate
-
-    texts = [item or "" for item in items]
-    ends = accumulate(len(text) + 1 for text in texts)  # each past its NUL
-    return marshal.dumps(("\0".join(texts), array("i", (end - 1 for end in ends)).tobytes()))
-
-
-def _unpack(data: object) -> tuple[str, array[int], bool] | None:
-    """`_pack`'s text, ends and whether the list is the text split at each NUL (no item holds
-    one); None if ``data`` is not that (a corrupt or foreign file)."""
-    try:
-        text, ends = marshal.loads(data)  # type: ignore[arg-type]
-        column = array("i")
-        column.frombytes(ends)
-    except (ValueError, EOFError, TypeError):
+def _refolded(kept: bytes, title: str | None, names: Iterable[str]) -> bytes | None:
+    """`Summary.folded` as ``kept``, with a title and names more (None if it does not read)."""
+    found = _unfolded(kept)
+    if found is None:
         return None
-    if type(text) is not str or (column and (column[-1] != len(text) or min(column) < 0)):
-        return None
-    return text, column, text.count("\0") == len(column) - 1
+    titles, keys = found
+    more = fold("\0".join(names))
+    return marshal.dumps(
+        (
+            titles if title is None else f"{titles}\0{fold(title)}",
+            f"{keys}\0{more}" if more else keys,
+        )
+    )

@@ -178,11 +178,8 @@ def _with_topic(
     """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
     mentions it yet) after every other, and its position. ``spellings``: its title, then the
     other names a query finds it by."""
-    new, p = copy.copy(summary), len(summary.titles)
-    new.titles, new.paths = [*summary.titles, spellings[0]], [*summary.paths, rel]
-    new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)
-    new.extra.append(0)
-    new.starts.append(summary.starts[-1])
+    new = copy.copy(summary)
+    p = new.append_topic(spellings[0], rel)
     new.add_names("names", {query_key(name): p for name in spellings})
     new.add_names("spelled", dict.fromkeys(spellings, p))
     return new, p

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import marshal
 import os
@@ -425,8 +426,8 @@ def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
 ) -> None:
     """A page that comes is looked for in every title and name, folded (`Summary.folded`,
     kept in the summary's base file): kept across patches that leave the topics alone (and
-    the summary's rewrites: a base file is not written again for it), made anew after a
-    patch adds a topic, so a new day's page that the new topic's title contains is rebuilt."""
+    the summary's rewrites: a base file is not written again for it), grown with the topic
+    a patch adds, so a new day's page that the new topic's title contains is rebuilt."""
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
@@ -455,7 +456,8 @@ def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
     page.write_text("- about [[Topic 01]]\n")
     backdate(page)
     assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
-    assert "folded" not in base()  # made of other titles: made again when asked for
+    titles, names = marshal.loads(base()["folded"])  # grown with the topic that came
+    assert (titles, names) == read(path).folded() and titles.endswith(page.stem.lower())
     spy.clear()
     new_day(3)  # its file name is in the new topic's title
     assert columns(cached(root)) == columns(rebuilt(root)) and spy == [None]
@@ -1261,7 +1263,7 @@ def test_changes_mixed_at_random_follow_obsidians_rules(
 
 
 def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
-    """The titles, paths and texts are kept as one text each (`summary._pack`): an item reads
+    """The titles, paths and texts are kept as one text each (`packed.pack`): an item reads
     back without the whole list (`title`, `path`, `string`), the whole list as it was (None: no
     file), and a list whose ends do not fit its text is no summary (rebuilt)."""
     from journal_agent.summary import save
@@ -1319,3 +1321,43 @@ def test_texts_added_by_a_patch_stay_packed_and_read_back(
     listed = Summary("stamp")
     listed.share_strings(again, more)  # made a list above: the list grows
     assert listed._strings == before + more + more
+
+
+@pytest.mark.parametrize("made_lists", ["never", "before", "after"])
+def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
+    tmp_path: Path, made_lists: str
+) -> None:
+    """A topic a patch adds (`Summary.append_topic`, `add_names`) goes into the titles and paths
+    as read (packed, or lists if they were made lists before or after), and into the folded
+    titles and names `summary_topics.named` searches, as folding them all again would."""
+    from journal_agent.summary import save
+
+    made = Summary("stamp", ["Été", "b/c"], ["pages/Été.md", None])
+    made.extra, made.starts = array("b", [0, 0]), array("i", [0, 0, 0])
+    made.names, made.spelled = {"été": 0, "b/c": 1}, {"Été": 0, "b/c": 1}
+    path = str(tmp_path / "x.summary")
+    save(path, made)
+    first = read(path)
+    assert first is not None
+    first.folded()  # made once, and kept in the base file
+    save(path, first)
+    old = read(path)
+    assert old is not None and old._titles is None and old._folded is not None
+    if made_lists == "before":
+        assert old.titles == ["Été", "b/c"]
+    new = copy.copy(old)
+    p = new.append_topic("Ωmega", "pages/Ωmega.md")
+    new.add_names("names", {"ωmega": p})
+    new.add_names("spelled", {"Ωmega": p})
+    if made_lists == "after":
+        assert new.titles[p] == "Ωmega"
+    assert (old.count(), new.count(), p) == (2, 3, 2)  # the summary read is left as it was
+    save(path, new)
+    again = read(path)
+    assert again is not None
+    assert again.titles == ["Été", "b/c", "Ωmega"]
+    assert again.paths == ["pages/Été.md", None, "pages/Ωmega.md"]
+    assert (again.find("ωmega"), again.spelled["Ωmega"]) == (2, 2)
+    kept = again.folded()
+    again._folded = None
+    assert kept == again.folded() == ("été\0b/c\0ωmega", "été\0b/c\0ωmega")

@@ -1,0 +1,69 @@
+"""Lists of texts kept packed: one string, the items joined by NULs, and where each item ends.
+
+The summary keeps its page titles and paths, and its mentions' texts, so (`summary.Summary`):
+`stale` needs the few hundred it prints, and making a hundred thousand strings of a list cost
+20 ms a list. An item is a slice (`item`); the whole list is one `str.split` in C where no item
+holds a NUL (`split`); a patch adds a few items to tens of thousands without making the list
+(`extended`)."""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from itertools import accumulate
+
+#: The text, the end of each item (past its last character, where its NUL follows), and
+#: whether the list is the text split at each NUL (no item holds one).
+Packed = tuple[str, "array[int]", bool]
+
+
+def pack(items: list[str]) -> bytes:
+    """The list as the files keep it: its text and its ends, marshalled."""
+    ends = accumulate(len(text) + 1 for text in items)  # each past its NUL
+    return dump(("\0".join(items), array("i", (end - 1 for end in ends)), True))
+
+
+def dump(packed: Packed) -> bytes:
+    """`pack` of a list kept packed."""
+    return marshal.dumps((packed[0], packed[1].tobytes()))
+
+
+def unpack(data: object) -> Packed | None:
+    """What `pack` made; None if ``data`` is not that (a corrupt or foreign file)."""
+    try:
+        text, ends = marshal.loads(data)  # type: ignore[arg-type]
+        column = array("i")
+        column.frombytes(ends)
+    except (ValueError, EOFError, TypeError):
+        return None
+    if type(text) is not str or (column and (column[-1] != len(text) or min(column) < 0)):
+        return None
+    return text, column, text.count("\0") == len(column) - 1
+
+
+def item(packed: Packed, i: int) -> str:
+    text, ends, _ = packed
+    return text[ends[i - 1] + 1 if i else 0 : ends[i]]
+
+
+def split(packed: Packed) -> list[str]:
+    """Every item."""
+    text, ends, whole = packed
+    if not ends:
+        return []
+    if whole:  # no item holds a NUL: split in C
+        return text.split("\0")
+    starts = (0, *(end + 1 for end in ends[:-1]))
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+
+
+def extended(packed: Packed, more: list[str]) -> Packed:
+    """``packed`` with ``more`` after its items (the text is copied once, whatever ``more``)."""
+    if not more:
+        return packed
+    text, ends, whole = packed
+    parts, at, ends = ([text] if ends else []), len(text), array("i", ends)
+    for added in more:
+        at += len(added) + (1 if ends else 0)  # past the NUL before it, if any
+        ends.append(at)
+    return "\0".join([*parts, *more]), ends, whole and not any("\0" in m for m in more)
