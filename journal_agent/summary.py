@@ -206,10 +206,13 @@ class Summary:
             self._strings = None
             self._packed = {**self._packed, "strings": extended(other._packed["strings"], more)}
 
-    def append_topic(self, title: str, path: str | None) -> int:
-        """Add a topic after every other, nothing mentioning it yet, and return its position.
-        Its title and path are added to the lists still packed if nobody made them lists (a
-        page that comes would unpack and repack a hundred thousand titles), and to `folded`."""
+    def append_topic(
+        self, title: str, path: str | None, keys: list[str], spellings: list[str]
+    ) -> int:
+        """Add a topic after every other, nothing mentioning it yet, found by its query ``keys``
+        and ``spellings`` (`names`, `spelled`), and return its position. Its title and path are
+        added to the lists still packed if nobody made them lists (a page that comes would
+        unpack and repack a hundred thousand titles), and with its keys to `folded`."""
         for name, value in (("titles", title), ("paths", path)):
             listed = getattr(self, f"_{name}")
             if listed is not None:  # a copy: a patch leaves the summary it started from as is
@@ -220,9 +223,11 @@ class Summary:
         self.extra, self.starts = array("b", self.extra), array("i", self.starts)
         self.extra.append(0)
         self.starts.append(self.starts[-1])
-        if self._folded is not None:
-            self._folded = _refolded(self._folded, title, ())
-        return self.count() - 1
+        p, folded = self.count() - 1, self._folded
+        self.add_names("names", dict.fromkeys(keys, p))
+        self.add_names("spelled", dict.fromkeys(spellings, p))
+        self._folded = _refolded(folded, title, keys) if folded is not None else None
+        return p
 
     def title(self, i: int) -> str:
         """Topic ``i``'s title, without making a list of every title."""
@@ -300,8 +305,8 @@ class Summary:
         table = self._names[name]
         more = {**table, **entries} if isinstance(table, dict) else (*table, marshal.dumps(entries))
         self._names = {**self._names, name: more}  # a copy of the summary keeps its own
-        if name == "names" and self._folded is not None:
-            self._folded = _refolded(self._folded, None, entries)
+        if name == "names":
+            self._folded = None
 
     def _table(self, name: str) -> dict[str, int]:
         table = self._names[name]
@@ -571,16 +576,11 @@ def save(path: str, summary: Summary) -> None:
     save_with_base(path, data, base, summary._base)
 
 
-def _refolded(kept: bytes, title: str | None, names: Iterable[str]) -> bytes | None:
+def _refolded(kept: bytes, title: str, names: list[str]) -> bytes | None:
     """`Summary.folded` as ``kept``, with a title and names more (None if it does not read)."""
     found = _unfolded(kept)
     if found is None:
         return None
     titles, keys = found
-    more = fold("\0".join(names))
-    return marshal.dumps(
-        (
-            titles if title is None else f"{titles}\0{fold(title)}",
-            f"{keys}\0{more}" if more else keys,
-        )
-    )
+    more = "".join(f"\0{fold(name)}" for name in names)
+    return marshal.dumps((f"{titles}\0{fold(title)}", keys + more))

@@ -179,10 +179,8 @@ def _with_topic(
     mentions it yet) after every other, and its position. ``spellings``: its title, then the
     other names a query finds it by."""
     new = copy.copy(summary)
-    p = new.append_topic(spellings[0], rel)
-    new.add_names("names", {query_key(name): p for name in spellings})
-    new.add_names("spelled", dict.fromkeys(spellings, p))
-    return new, p
+    keys = list(dict.fromkeys(map(query_key, spellings)))
+    return new, new.append_topic(spellings[0], rel, keys, list(spellings))
 
 
 def drop_pages(

@@ -1329,7 +1329,7 @@ def test_texts_added_by_a_patch_stay_packed_and_read_back(
 def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     tmp_path: Path, made_lists: str
 ) -> None:
-    """A topic a patch adds (`Summary.append_topic`, `add_names`) goes into the titles and paths
+    """A topic a patch adds (`Summary.append_topic`) goes into the titles and paths
     as read (packed, or lists if they were made lists before or after), and into the folded
     titles and names `summary_topics.named` searches, as folding them all again would."""
     from journal_agent.summary import save
@@ -1348,9 +1348,7 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     if made_lists == "before":
         assert old.titles == ["Été", "b/c"]
     new = copy.copy(old)
-    p = new.append_topic("Ωmega", "pages/Ωmega.md")
-    new.add_names("names", {"ωmega": p})
-    new.add_names("spelled", {"Ωmega": p})
+    p = new.append_topic("Ωmega", "pages/Ωmega.md", ["ωmega"], ["Ωmega"])
     if made_lists == "after":
         assert new.titles[p] == "Ωmega"
     assert (old.count(), new.count(), p) == (2, 3, 2)  # the summary read is left as it was
