@@ -285,7 +285,7 @@ class Summary:
         """Every title, and every name of `names`, joined by NULs and folded (`fold`): what
         `summary_topics.named` searches for a page that comes or goes. Kept in the base file
         with the titles and names it was made of (folding a hundred thousand costs 0.1 s),
-        and grown with them as topics come (`append_topic`, `add_names`)."""
+        and grown with them as topics come (`append_topic`)."""
         found = _unfolded(self._folded)
         if found is None:
             names = self._names["names"]

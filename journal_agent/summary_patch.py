@@ -229,7 +229,7 @@ def _patch(old: Summary, fresh: _Fresh, side: Sidecar, stamp: str) -> Summary | 
             file_ids[rel] = len(files)
             files.append((rel, title))
         ids[rel] = file_ids[rel]
-    was = _mentions_of(old.sources, set(ids.values()))
+    was = positions(old.sources, set(ids.values()))  # the changed files' old mentions
     if _lost_title(old, fresh, was, side):
         return None
     new = Summary(stamp)
@@ -285,11 +285,6 @@ def _place(old: Summary, i: int, key: tuple[int, str, int], gone: set[int]) -> i
     while k < end and (k in gone or (old.files[old.sources[k]][0], old.lines[k]) < key[1:]):
         k += 1
     return k
-
-
-def _mentions_of(sources: array[int], files: set[int]) -> list[int]:
-    """The positions of the mentions that stand in ``files`` (`columns.positions`)."""
-    return positions(sources, files)
 
 
 def _shifted(starts: array[int], counts: dict[int, int]) -> array[int]:
