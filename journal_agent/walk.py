@@ -179,8 +179,9 @@ class Forked:
     """The bytes ``job()`` makes in a forked child while this process goes on: `result` reads
     them (fewer or none if the child failed, or could not be forked). Use it as a context: on
     leaving, the pipe is closed (a child blocked on a full pipe fails its write and leaves) and
-    the child waited for. The child leaves at once, whatever happens, running nothing of this
-    process's (no exit handler, no buffered output flushed twice)."""
+    the child waited for, or, on an error here, ended first (its work is not wanted). The child
+    leaves at once, whatever happens, running nothing of this process's (no exit handler, no
+    buffered output flushed twice)."""
 
     def __init__(self, job: Callable[[], bytes]) -> None:
         self.pid, self.pipe = 0, None
@@ -208,10 +209,17 @@ class Forked:
     def __enter__(self) -> Forked:
         return self
 
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
         if self.pipe is not None:
             self.pipe.close()
             self.pipe = None
+            if error is not None:
+                import signal
+
+                try:
+                    os.kill(self.pid, signal.SIGKILL)
+                except OSError:
+                    pass  # gone already
             os.waitpid(self.pid, 0)
 
 

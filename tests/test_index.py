@@ -681,6 +681,33 @@ def test_a_child_that_fails_has_its_share_scanned_here(
         os.waitpid(-1, os.WNOHANG)
 
 
+def test_an_error_here_ends_the_children_at_once(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When this process's own share fails, the children's work is not wanted: they are ended,
+    not waited for, and none is left behind."""
+    import journal_agent.index as index_module
+    from journal_agent.vault import PageFile
+
+    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    vault = open_vault(logseq_vault)
+    files = [PageFile._make(stat) for stat in vault.listing([])]
+    here = os.getpid()
+
+    def work(_vault: Any, _file: Any) -> None:
+        if os.getpid() == here:
+            raise RuntimeError("this process's share failed")
+        time.sleep(60)  # a child's long share
+
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match="share failed"):
+        index_module.each_file(vault, files, work)
+    assert time.monotonic() - started < 30
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
 def test_the_digests_are_hashlibs() -> None:
     """`digests` skips importing OpenSSL, not the algorithms: a different digest would rename
     the cache files and, worse, the state folder holding the ledger (`state.vault_slug`)."""
