@@ -36,7 +36,8 @@ edits or deletes there wins: a bullet they removed is never written again.
 ## Handing bullets over
 
 When a turn did or decided something worth remembering, end your reply with a fenced block
-tagged `journal`, one bullet a line:
+tagged `journal`, one bullet a line (close every code block before it: inside another one, it is
+that block's text):
 
 ```journal
 - Moved the [[Atlas Migration]] cut-over to Friday: the vendor needs two more days

@@ -41,7 +41,7 @@ from .pending import (
     render,
 )
 from .records import Record
-from .transcript import Message, journal_bullets, read_transcript
+from .transcript import Message, journal_blocks, read_transcript
 from .vault import Vault, configured_root, open_vault
 
 START_BUDGET = 2.0  # seconds to write what earlier sessions left, before the projection
@@ -269,7 +269,12 @@ def _bullets(run: _Run, messages: list[Message], notes: list[str]) -> list[Pendi
     today = dt.date.today()
     items: list[Pending] = []
     for message in messages:
-        texts = journal_bullets(message.text)
+        texts, hidden = journal_blocks(message.text)
+        if hidden:
+            notes.append(
+                f"{hidden} journal block(s) inside another fenced block not taken (an example, "
+                "or a fence left open above it)"
+            )
         huge = [t for t in texts if len(t.encode("utf-8", "replace")) > MAX_BULLET_BYTES]
         if huge:
             notes.append(

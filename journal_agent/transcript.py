@@ -88,16 +88,24 @@ def text_lines(text: str) -> list[str]:
 
 
 def journal_bullets(text: str) -> list[str]:
+    """The bullets of every fenced ``journal`` block in ``text`` (`journal_blocks`)."""
+    return journal_blocks(text)[0]
+
+
+def journal_blocks(text: str) -> tuple[list[str], int]:
     """The bullets of every fenced ``journal`` block in ``text``, in order: one a line, list
-    markers and blank lines dropped. A block left open at the end of the text still counts (a
-    reply cut short keeps its bullets). As in CommonMark, a ``journal`` fence inside another
-    fenced block is that block's content (an agent showing the format), not a block of its own."""
+    markers and blank lines dropped; and how many ``journal`` fences stood inside another fenced
+    block. A block left open at the end of the text still counts (a reply cut short keeps its
+    bullets). As in CommonMark, a ``journal`` fence inside another block is that block's content:
+    an agent showing the format, or one that left a fence open above its journal block; the
+    caller says so rather than drop those bullets silently."""
     bullets: list[str] = []
+    hidden = 0
     fence: str | None = None  # the fence of the open block
     journal = False  # whether the open block is a journal block
     for line in text_lines(text):
+        opened = _OPEN.match(line)
         if fence is None:
-            opened = _OPEN.match(line)
             if opened and not (opened["fence"][0] == "`" and "`" in opened["info"]):
                 fence = opened["fence"]
                 journal = _JOURNAL.fullmatch(opened["info"]) is not None
@@ -105,10 +113,12 @@ def journal_bullets(text: str) -> list[str]:
         if _closes(line, fence):
             fence = None
             continue
+        if not journal and opened and _JOURNAL.fullmatch(opened["info"]):
+            hidden += 1
         bullet = _MARKER.sub("", line, count=1).strip() if journal else ""
         if bullet:
             bullets.append(bullet)
-    return bullets
+    return bullets, hidden
 
 
 def _closes(line: str, fence: str) -> bool:

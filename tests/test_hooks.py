@@ -289,6 +289,20 @@ def test_odd_lines_never_hold_back_the_others(logseq_vault: Path, env: dict[str,
     assert count_on_page(logseq_vault, "half a character ? here") == 1
 
 
+def test_a_journal_block_inside_another_fenced_block_is_said_not_taken(
+    logseq_vault: Path, env: dict[str, str]
+) -> None:
+    """A reply that left a code fence open above its journal block: by CommonMark the journal
+    fence is the code block's content (and its closing fence closes the code block), so no
+    bullet is taken, and the hook says so rather than drop them silently."""
+    text = "Fixed it:\n```python\nx = 1\n\n```journal\n- Fixed the [[Grafana]] alert\n```\n"
+    call = payload("claude-code", "turn", "s1", last_assistant_message=text)
+    done = hook("claude-code", "Stop", call, env, logseq_vault)
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "1 journal block(s) inside another fenced block not taken" in done.stderr
+    assert count_on_page(logseq_vault, "Fixed the [[Grafana]] alert") == 0
+
+
 def test_a_huge_transcript_is_read_from_its_end_and_what_is_left_said(
     logseq_vault: Path, env: dict[str, str], tmp_path: Path
 ) -> None:

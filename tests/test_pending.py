@@ -16,7 +16,7 @@ import journal_agent
 from journal_agent import pending, transcript
 from journal_agent.errors import BadArgument
 from journal_agent.pending import PendingStore, flush, make, record
-from journal_agent.transcript import journal_bullets, read_transcript
+from journal_agent.transcript import journal_blocks, journal_bullets, read_transcript
 from journal_agent.vault import open_vault
 
 from .conftest import journal
@@ -272,6 +272,25 @@ def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
 )
 def test_journal_blocks(text: str, bullets: list[str]) -> None:
     assert journal_bullets(text) == bullets
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("```journal\n- a\n```", (["a"], 0)),
+        # a code fence left open above the journal block: its fence closes the code block
+        ("Fixed it:\n```python\nx = 1\n\n```journal\n- Fixed [[Grafana]]\n```", ([], 1)),
+        ("````markdown\n```journal\n- example\n```\n````\n```journal\n- real\n```", (["real"], 1)),
+        ("```text\n~~~ Journal\n~~~journals\n```", ([], 1)),
+        ("```journal\n- a\n~~~journal\n```", (["a", "~~~journal"], 0)),
+    ],
+)
+def test_journal_fences_inside_other_blocks_are_counted(
+    text: str, found: tuple[list[str], int]
+) -> None:
+    """A ``journal`` fence inside another fenced block is that block's content: counted, so
+    the hook says it took no bullet from it (`loop._bullets`)."""
+    assert journal_blocks(text) == found
 
 
 def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
