@@ -308,11 +308,10 @@ def each_file(
         forked = [
             children.enter_context(Forked(partial(_share, vault, work, s))) for s in shares[1:]
         ]
-        with paused_gc():
-            for n, f in enumerate(shares[0]):
-                out[f.rel] = work(vault, f)
-                if reporter:
-                    reporter.update(n * workers)  # the children's shares go as fast
+        for n, (rel, found) in enumerate(_share_here(vault, work, shares[0])):
+            out[rel] = found
+            if reporter:
+                reporter.update(n * workers)  # the children's shares go as fast
         for child, share in zip(forked, shares[1:], strict=True):
             out.update(_child_share(child, vault, work, share))
     if reporter:

@@ -87,11 +87,6 @@ def text_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def journal_bullets(text: str) -> list[str]:
-    """The bullets of every fenced ``journal`` block in ``text`` (`journal_blocks`)."""
-    return journal_blocks(text)[0]
-
-
 def journal_blocks(text: str) -> tuple[list[str], int]:
     """The bullets of every fenced ``journal`` block in ``text``, in order: one a line, list
     markers and blank lines dropped; and how many ``journal`` fences stood inside another fenced

@@ -16,7 +16,7 @@ import journal_agent
 from journal_agent import pending, transcript
 from journal_agent.errors import BadArgument
 from journal_agent.pending import PendingStore, flush, make, record
-from journal_agent.transcript import journal_blocks, journal_bullets, read_transcript
+from journal_agent.transcript import journal_blocks, read_transcript
 from journal_agent.vault import open_vault
 
 from .conftest import journal
@@ -271,7 +271,7 @@ def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
     ],
 )
 def test_journal_blocks(text: str, bullets: list[str]) -> None:
-    assert journal_bullets(text) == bullets
+    assert journal_blocks(text)[0] == bullets
 
 
 @pytest.mark.parametrize(
@@ -312,14 +312,14 @@ def test_transcript_shapes_and_what_they_skip(tmp_path: Path) -> None:
         )
     )
     [message] = read_transcript(claude).messages
-    assert journal_bullets(message.text) == ["kept"] and message.day == dt.date(2026, 11, 24)
+    assert journal_blocks(message.text)[0] == ["kept"] and message.day == dt.date(2026, 11, 24)
     gemini = tmp_path / "g.json"
     gemini.write_text(
         json.dumps(
             {"messages": [{"type": "gemini", "content": [{"text": "```journal\n- g\n```"}]}]}
         )
     )
-    assert [journal_bullets(m.text) for m in read_transcript(gemini).messages] == [["g"]]
+    assert [journal_blocks(m.text)[0] for m in read_transcript(gemini).messages] == [["g"]]
     assert read_transcript(tmp_path / "missing.jsonl").messages == []
 
 
@@ -348,10 +348,10 @@ def test_a_gemini_session_log_counts_a_message_once_and_not_once_rewound(tmp_pat
     ]
     log = tmp_path / "session-2026-11-24T11-00-abcd1234.jsonl"
     log.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
-    found = [journal_bullets(m.text) for m in read_transcript(log).messages]
+    found = [journal_blocks(m.text)[0] for m in read_transcript(log).messages]
     assert found == [["first"], ["only in a snapshot"], ["after the rewind"], ["newest"]]
     assert read_transcript(log).messages[0].day == dt.date(2026, 11, 24)
-    assert [journal_bullets(m.text) for m in read_transcript(log, newest_only=True).messages] == [
+    assert [journal_blocks(m.text)[0] for m in read_transcript(log, newest_only=True).messages] == [
         ["newest"]
     ]
 
