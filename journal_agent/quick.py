@@ -255,7 +255,7 @@ def respond(
     import datetime as dt
     import functools
 
-    from .derived import status_encoder, status_object, thread_object
+    from .derived import status_encoder, status_object, thread_object, unmentioned_json
 
     window: int = summary.guard["days"]
     if "--days" in query:
@@ -286,12 +286,18 @@ def respond(
         status, silent, _, n = summary.row(i, limit, window)
         return status_object(summary.title(i), summary.path(i), status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
-    rows = listed(summary, limit, window, only, "--all-pages" in query)
-    title, path = summary.lookups(len(rows))
+    rows, undated = listed(summary, limit, window, only, "--all-pages" in query)
+    title, path = summary.lookups(len(rows) + len(undated))
     head = {"as_of": as_of.isoformat(), "days": window}
     if only is None:
         make = status_encoder() if encoded else status_object
-        head["topics"] = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
+        listing: list[Any] = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
+        if encoded:  # one format for all of them: most topics of a large vault
+            listing += unmentioned_json(map(title, undated), map(path, undated))
+        else:
+            none = ("unmentioned", None, None, 0)
+            listing += [status_object(title(i), path(i), *none) for i in undated]
+        head["topics"] = listing
         return head
     texts = [summary.string(summary.texts[end - 1]) for _, _, _, end, _ in rows]
     if encoded:
@@ -308,25 +314,32 @@ def respond(
 
 def listed(
     summary: Summary, limit: int, window: int, only: str | None, all_pages: bool
-) -> list[tuple[int, Status, int | None, int, int]]:
-    """`Summary.rows` in the listing's order (`derived.recency`). Where every status is asked
-    for, the topics never mentioned, most of a large vault's, are not looped over one by one:
-    unmentioned on any day, they follow the others in title order."""
+) -> tuple[list[tuple[int, Status, int | None, int, int]], list[int]]:
+    """`Summary.rows` in the listing's order (`derived.recency`): those with a dated mention up
+    to the as-of day, then, where every status is asked for, the positions of the rest, which
+    are unmentioned as of that day: most topics of a large vault, so not looped over one by one
+    but found in C and sorted by their titles lower-cased all at once (`lowered`)."""
     from .derived import recency
 
     if only is not None:
-        rows = dated = summary.rows(limit, window, only, all_pages)
+        rows = summary.rows(limit, window, only, all_pages)
         title = summary.lookups(len(rows))[0]
-    else:
-        rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
-        dated = [row for row in rows if row[2] is not None]
-        title = summary.lookups(summary.count())[0]  # every topic is listed
-    dated.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], title(r[0])))
-    if only is not None:
-        return dated
+        rows.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], title(r[0])))
+        return rows, []
+    rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
+    titles = summary.titles  # every topic is listed
+    dated = [row for row in rows if row[2] is not None]
+    dated.sort(key=lambda r: recency(limit - r[2], titles[r[0]]))  # type: ignore[operator]
     undated = [row[0] for row in rows if row[2] is None]  # mentioned after the as-of day only
     undated += summary.unmentioned(all_pages)
     undated.sort()  # ties keep the positions' order, as in `rows`
-    undated.sort(key=lambda i: title(i).lower())
-    starts = summary.starts
-    return dated + [(i, "unmentioned", None, starts[i], 0) for i in undated]
+    undated.sort(key=lowered(titles).__getitem__)
+    return dated, undated
+
+
+def lowered(texts: list[str]) -> list[str]:
+    """Each of ``texts`` lower-cased, as ``[t.lower() for t in texts]`` gives them, in C: all
+    joined by NULs, which lower-casing does not reach across (a final sigma is one before a NUL
+    as before a text's end)."""
+    found = "\0".join(texts).lower().split("\0")
+    return found if len(found) == len(texts) else [text.lower() for text in texts]
