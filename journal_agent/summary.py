@@ -127,36 +127,36 @@ class Summary:
         """The summary of a graph (``names``: with its name tables, which `find` needs)."""
         from .queries import _order
 
-        s = cls(stamp, warnings=list(graph.index.warnings))
-        file_ids: dict[str, int] = {}
-        string_ids: dict[str, int] = {}
-        days, sources, lines, resolutions, texts, starts, extra = [], [], [], [], [], [0], []
         listed = graph.listed(all_pages=True)
+        pages = [topic.page for topic in listed]
+        titles, paths = [p.title for p in pages], [p.path for p in pages]
+        s = cls(stamp, titles, paths, warnings=list(graph.index.warnings))
         if names:
             s.names, s.spelled = _names(graph, listed)
+        file_ids: dict[str, int] = {}
+        string_ids: dict[str, int] = {}
+        days, sources, lines, resolutions, texts, starts = [], [], [], [], [], [0]
         for topic in listed:
-            s.titles.append(topic.page.title)
-            s.paths.append(topic.page.path)
-            extra.append(not topic.page.listed())
-            dated = [b for b in topic.backlinks if b.date is not None]
-            dated.sort(key=_order)
-            for day, page, path, line, text, resolution in dated:
-                assert day is not None
-                days.append(day.toordinal())
-                if path not in file_ids:
-                    file_ids[path] = len(s.files)
-                    s.files.append((path, page))
-                sources.append(file_ids[path])
-                lines.append(line)
-                resolutions.append(resolution)
-                if text not in string_ids:
-                    string_ids[text] = len(s.strings)
-                    s.strings.append(text)
-                texts.append(string_ids[text])
+            if topic.backlinks:  # most topics of a large vault have none: a step each
+                dated = [b for b in topic.backlinks if b.date is not None]
+                dated.sort(key=_order)
+                for day, page, path, line, text, resolution in dated:
+                    assert day is not None
+                    days.append(day.toordinal())
+                    if path not in file_ids:
+                        file_ids[path] = len(s.files)
+                        s.files.append((path, page))
+                    sources.append(file_ids[path])
+                    lines.append(line)
+                    resolutions.append(resolution)
+                    if text not in string_ids:
+                        string_ids[text] = len(s.strings)
+                        s.strings.append(text)
+                    texts.append(string_ids[text])
             starts.append(len(days))
         s.days, s.sources, s.lines = array("i", days), array("i", sources), array("i", lines)
         s.resolutions, s.texts = array("b", resolutions), array("i", texts)
-        s.starts, s.extra = array("i", starts), array("b", extra)
+        s.starts, s.extra = array("i", starts), array("b", [not p.listed() for p in pages])
         return s
 
     @property
