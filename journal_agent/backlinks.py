@@ -110,7 +110,7 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         if len(lines) != counts[n]:
             return None
         found[n] = list(lines.values())
-        if memo is not None and file.mtime_ns < settled:  # else an edit may keep its stat
+        if memo is not None and file.changed_ns < settled:  # else an edit may keep its stat
             memo.keep(file, by, found[n])
     for n in counts:  # in the listing's order, as the graph has them
         topic.backlinks += found[n]

@@ -128,7 +128,7 @@ def _fingerprint(vault: Vault) -> str:
     return sha256(repr(parts).encode()).hexdigest()
 
 
-# mtime_ns, size, inode, the facts (`facts_bytes`; or the warning), and a digest of the bytes
+# changed_ns, size, inode, the facts (`facts_bytes`; or the warning), and a digest of the bytes
 # for racy entries
 _Entry = tuple[int, int, int, "bytes | str", "bytes | None"]
 #: A file modified this recently may change again within the same timestamp tick (2 s on FAT,
@@ -354,7 +354,7 @@ def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int)
     """The cached entry if it still describes the file (None: the file must be scanned)."""
     if not isinstance(entry, tuple) or len(entry) != 5:
         return None  # none, or a cache of another shape
-    if entry[:3] != (file.mtime_ns, file.size, file.inode):
+    if entry[:3] != (file.changed_ns, file.size, file.inode):
         return None
     digest = entry[4]
     if digest is None:
@@ -365,7 +365,7 @@ def _cached(vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int)
         return None
     if _digest(data) != digest:
         return None
-    return entry if file.mtime_ns > racy_after else (*entry[:4], None)
+    return entry if file.changed_ns > racy_after else (*entry[:4], None)
 
 
 def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
@@ -373,15 +373,15 @@ def _fresh_entry(vault: Vault, file: PageFile, racy_after: int) -> _Entry:
     try:
         data = vault.read_listed(file)
     except UnreadablePage as exc:
-        return (file.mtime_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
-    if file.mtime_ns > racy_after:
+        return (file.changed_ns, file.size, file.inode, f"{_TRANSIENT}{exc}; skipped", None)
+    if file.changed_ns > racy_after:
         digest = _digest(data)
     facts: bytes | str
     try:
         facts = facts_bytes(page_facts(vault, file.rel, vault.parse_page(file.rel, data)))
     except UnreadablePage as exc:
         facts = f"{exc}; skipped"
-    return (file.mtime_ns, file.size, file.inode, facts, digest)
+    return (file.changed_ns, file.size, file.inode, facts, digest)
 
 
 def _digest(data: bytes) -> bytes:

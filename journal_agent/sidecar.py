@@ -190,7 +190,7 @@ class Sidecar(Record):
         #: joined by NULs, so a patch compares only the blocks whose digest changed
         #: (`same_rels`), and the whole list is split out only where it is used (`rels`)
         rel_blocks: list[str],
-        stats: array[int],  # and its mtime_ns, size, inode, three numbers a file
+        stats: array[int],  # and its changed_ns, size, inode, three numbers a file
         blocks: list[bytes],  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
         targets: Targets,  # where each name as written lands
         by_folder: bool,

@@ -36,7 +36,10 @@ class PageFile(NamedTuple):
     """One page file of the vault, before reading it (its stat decides if a cache is valid)."""
 
     rel: str  # path relative to the vault, with "/" separators
-    mtime_ns: int
+    #: The later of its mtime and ctime: an edit in place that keeps the size and sets the
+    #: mtime back (``cp -p``, ``rsync --inplace``) still moves the ctime, which nothing sets
+    #: back (git compares both).
+    changed_ns: int
     size: int
     inode: int
 

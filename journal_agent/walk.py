@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # not typing's: importing typing costs more than listing 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
 
-    Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`
+    Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`: path, changed, size, inode
     Rules = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
     Listing = tuple[Rules, list[Stat], list[str]]
 
@@ -123,8 +123,7 @@ def _folder(
                         if not entry.is_file():  # a FIFO would hang a read; no device either
                             warnings.append(f"{prefix}{name}: not a regular file, skipped")
                         elif stat:
-                            st = entry.stat()
-                            add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+                            add(_fields(prefix + name, entry.stat()))
                         else:
                             add((prefix + name, 0, 0, 0))
             except OSError as exc:  # a link loop, a file gone meanwhile
@@ -135,6 +134,12 @@ def _folder(
         _stat_split(fd, prefix, plain, found, warnings)
     else:
         _stat_here(fd, prefix, plain, found, warnings)
+
+
+def _fields(rel: str, st: os.stat_result) -> Stat:
+    """A listed file's fields (`vault.PageFile`): its change time is the later of its mtime and
+    its ctime, which nothing can set back (`vault.PageFile.changed_ns`)."""
+    return (rel, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino)
 
 
 def _stat_here(
@@ -148,7 +153,7 @@ def _stat_here(
         except OSError as exc:  # gone meanwhile
             warnings.append(f"{prefix}{name}: skipped: {exc.strerror}")
             continue
-        add((prefix + name, st.st_mtime_ns, st.st_size, st.st_ino))
+        add(_fields(prefix + name, st))
 
 
 def _stat_split(
@@ -228,8 +233,9 @@ _FAILED = 2**64 - 1
 
 
 def _stat_numbers(fd: int, names: list[str]) -> bytes:
-    """Each of ``names``' mtime (signed: before 1970), then each one's size and inode (unsigned:
-    overlayfs and NFS may use an inode's top bit), as 64-bit numbers in native order."""
+    """Each of ``names``' change time (`vault.PageFile.changed_ns`; signed: before 1970), then
+    each one's size and inode (unsigned: overlayfs and NFS may use an inode's top bit), as
+    64-bit numbers in native order."""
     mtimes, rest = array("q"), array("Q")
     add_mtime, add, stat_at = mtimes.append, rest.extend, os.stat
     for name in names:
@@ -239,7 +245,7 @@ def _stat_numbers(fd: int, names: list[str]) -> bytes:
             add_mtime(exc.errno or 0)
             add((_FAILED, 0))
             continue
-        add_mtime(st.st_mtime_ns)
+        add_mtime(max(st.st_mtime_ns, st.st_ctime_ns))
         add((st.st_size, st.st_ino))
     return mtimes.tobytes() + rest.tobytes()
 
@@ -363,7 +369,7 @@ def _page_stat(
         if n == last:
             if kind != _FILE:
                 raise _NotPlain  # a link, a FIFO, a folder named like a page
-            return (rel, st.st_mtime_ns, st.st_size, st.st_ino)
+            return _fields(rel, st)
         if kind == _LINK:
             raise _NotPlain  # a folder reached through a link
         if kind != _FOLDER:

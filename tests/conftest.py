@@ -77,6 +77,42 @@ def pin_today(monkeypatch: pytest.MonkeyPatch, day: str | dt.date) -> None:
     monkeypatch.setattr(writer, "local_today", lambda: when)
 
 
+def settle(root: Path, racy_ns: int | None = None) -> None:
+    """Make the vault's files as they are between sessions: dated 10 s back, and their last
+    change out of the index's racy window (`past_racy`)."""
+    import os
+    import time
+
+    past = time.time() - 10
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (past, past), follow_symlinks=False)
+    past_racy(root, racy_ns)
+
+
+def past_racy(root: Path, racy_ns: int | None = None) -> None:
+    """Wait until the last change of every file below ``root`` is out of the index's racy
+    window (``racy_ns``: the window of a process this one starts; else this process's,
+    `index.RACY_NS`). A file's ctime cannot be dated back (it is part of its stat,
+    `vault.PageFile.changed_ns`): only time puts a change out of the window."""
+    import time
+
+    from journal_agent import index
+
+    changed = max(path.lstat().st_ctime_ns for path in [root, *root.rglob("*")])
+    window = index.RACY_NS if racy_ns is None else racy_ns
+    time.sleep(max(0, changed + window - time.time_ns()) / 1e9 + 0.02)  # ctime: a coarse clock
+
+
+@pytest.fixture
+def short_racy_window(monkeypatch: pytest.MonkeyPatch) -> int:
+    """The index's racy window made a tenth of a second in this process (`settle` waits it out
+    instead of 2 s); the window, for what this process starts to wait for too."""
+    from journal_agent import index
+
+    monkeypatch.setattr(index, "RACY_NS", 100_000_000)
+    return 100_000_000
+
+
 def copy_vault(src: Path, tmp_path: Path) -> Path:
     dest = tmp_path / src.name
     shutil.copytree(src, dest, symlinks=True)

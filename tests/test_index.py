@@ -34,6 +34,8 @@ from journal_agent.index import Index, cache_path, load_index
 from journal_agent.queries import Graph, all_topics
 from journal_agent.vault import open_vault
 
+from .conftest import past_racy, settle
+
 AS_OF = dt.date(2026, 11, 30)
 DAYS = 21
 FILES = 44  # page files of sample_vault/: 26 journals and 18 pages
@@ -271,6 +273,29 @@ def test_atomic_replace_with_same_mtime_and_size_is_caught_by_the_inode(logseq_v
     assert after["Ergonomics"] == ERGONOMICS_UNMENTIONED
 
 
+def test_same_size_rewrite_with_its_mtime_set_back_is_caught_by_the_ctime(
+    logseq_vault: Path, short_racy_window: int
+) -> None:
+    """An edit in place that keeps the size and sets the old mtime back (``cp -p`` over the
+    file, ``rsync --inplace``, a tool that preserves times), long after the index was written:
+    the inode's change time, which no one can set back, still says it changed (git's check)."""
+    past_racy(logseq_vault)
+    assert warm(logseq_vault)["Ergonomics"] == ERGONOMICS
+    page = logseq_vault / ERGONOMICS_JOURNAL
+    old = page.stat()
+    with open(page, "r+b") as f:  # in place: the same inode
+        data = f.read()
+        f.seek(0)
+        f.write(data.replace(b"[[Ergonomics]]", b"[[Ergonomica]]"))
+    os.utime(page, ns=(old.st_atime_ns, old.st_mtime_ns))
+    new = page.stat()
+    assert (new.st_mtime_ns, new.st_size, new.st_ino) == (old.st_mtime_ns, old.st_size, old.st_ino)
+    past_racy(logseq_vault)  # out of the racy window: the stat alone decides
+    after = refresh(logseq_vault, 1)
+    assert after["Ergonomics"] == ERGONOMICS_UNMENTIONED
+    assert status(logseq_vault, "Ergonomics") == ERGONOMICS_UNMENTIONED
+
+
 def test_same_size_rewrite_within_one_mtime_tick_is_noticed(logseq_vault: Path) -> None:
     """A file indexed in the same clock tick as its last write (coarse clocks: FAT 2 s, HFS+
     1 s) can be rewritten with the same size and mtime: its bytes are compared on the next run."""
@@ -292,11 +317,11 @@ def test_the_pickled_cache_of_an_earlier_version_is_removed(logseq_vault: Path) 
     assert path.is_file() and not legacy.exists()
 
 
-def test_old_files_are_not_read_again_on_warm_runs(logseq_vault: Path) -> None:
+def test_old_files_are_not_read_again_on_warm_runs(
+    logseq_vault: Path, short_racy_window: int
+) -> None:
     """Only recently written files keep a digest; a warm run reads no other file."""
-    long_ago = 1_700_000_000_000_000_000
-    for path in logseq_vault.rglob("*.md"):
-        os.utime(path, ns=(long_ago, long_ago))
+    settle(logseq_vault)
     assert index(logseq_vault).rescanned == FILES
     data = marshal.loads(cache_path(open_vault(logseq_vault)).read_bytes())
     assert all(entry[4] is None for entry in data["files"].values())

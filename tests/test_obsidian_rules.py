@@ -36,8 +36,6 @@ path), the lines that link it, as the Backlinks pane's "Linked mentions" lists t
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
@@ -46,7 +44,7 @@ import journal_agent
 from journal_agent import AmbiguousPage, PageNotFound, cli, quick
 from journal_agent.api import pages, status, timeline, topics
 
-from .conftest import FIXTURE_VAULTS, copy_vault, pin_today
+from .conftest import FIXTURE_VAULTS, copy_vault, pin_today, settle
 
 RULES = FIXTURE_VAULTS / "obsidian_rules"
 AS_OF = "2026-11-30"
@@ -188,7 +186,7 @@ def test_pages_say_how_to_link_notes_that_share_a_name() -> None:
 
 
 def test_a_bare_alias_links_nothing_but_a_query_finds_its_note(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], short_racy_window: int
 ) -> None:
     """``[[T]]`` links no note (only ``[[Topic|T]]`` does), yet TOPIC is a title or an alias:
     ``T`` names Topic.md, from the graph, the cached summary and the warm path alike."""
@@ -201,9 +199,7 @@ def test_a_bare_alias_links_nothing_but_a_query_finds_its_note(
             assert [(e.path, e.line) for e in entries] == [("Daily/2026-11-24.md", 1)]
     scoped = journal_agent.context(vault=root, as_of=AS_OF, topics=["T"]).to_json()
     assert scoped["scope"]["topics"] == ["Topic"]
-    past = time.time() - 10  # out of the racy window: the warm path vouches for the summary
-    for path in root.rglob("*"):
-        os.utime(path, (past, past))
+    settle(root)  # out of the racy window: the warm path vouches for the summary
     assert cli.main(["status", "T", "--vault", str(root), "--as-of", AS_OF]) == 0
     said = capsys.readouterr().out
     assert said.startswith("Topic: ")

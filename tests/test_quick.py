@@ -24,12 +24,16 @@ import pytest
 
 import journal_agent
 from journal_agent import cli, quick
+from journal_agent.index import RACY_NS
 
-from .conftest import ROOT, copy_vault, journal
+from .conftest import ROOT, copy_vault, journal, past_racy, settle
 from .graph_gen import generate, write_graph
 from .test_point_lookups import spellings
 
 AS_OF = "2026-11-29"
+#: The index's racy window in the processes a test starts; this one's is short (`settle`).
+SUBPROCESS_RACY_NS = RACY_NS
+pytestmark = pytest.mark.usefixtures("short_racy_window")
 RULES = sorted((ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
 QUERIES = [
     ["stale"],
@@ -42,13 +46,6 @@ QUERIES = [
     ["status", "--json"],  # a topic is added
 ]
 Run = tuple[int | None, str, str]
-
-
-def settle(root: Path) -> None:
-    """Date every file 10 s back: out of the racy window, as a vault is between sessions."""
-    past = time.time() - 10
-    for path in root.rglob("*"):
-        os.utime(path, (past, past), follow_symlinks=False)
 
 
 def full(words: list[str], capsys: pytest.CaptureFixture[str]) -> Run:
@@ -249,7 +246,7 @@ def test_the_command_answers_warm_without_loading_the_cli(logseq_vault: Path) ->
     """The installed command and ``python -m journal_agent``: the same output either way, and a
     warm query imports neither the argument parser nor the vault's settings readers, nor
     OpenSSL."""
-    settle(logseq_vault)
+    settle(logseq_vault, SUBPROCESS_RACY_NS)
     asked = ["stale", "--vault", str(logseq_vault), "--as-of", AS_OF]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     command = [str(Path(sys.executable).with_name("journal-agent")), *asked]
@@ -314,7 +311,7 @@ def test_the_library_loads_without_dataclasses(logseq_vault: Path, command: str)
     a query that patches the summary, and one that loads the graph: they load the library but
     not `dataclasses`, which imports `inspect` and compiles each class's methods, a fifth of
     a hook's time on a small vault (`records`)."""
-    settle(logseq_vault)
+    settle(logseq_vault, SUBPROCESS_RACY_NS)
     v = ["--vault", str(logseq_vault), "--as-of", AS_OF]
     asked = {
         "context": ["context", *v],
@@ -327,7 +324,7 @@ def test_the_library_loads_without_dataclasses(logseq_vault: Path, command: str)
     if command == "stale after an edit":
         page = journal(logseq_vault, "2026-11-27")
         page.write_text(page.read_text() + "- [[Backups]] checked\n")
-        os.utime(page, (time.time() - 10, time.time() - 10))  # out of the racy window
+        past_racy(logseq_vault, SUBPROCESS_RACY_NS)
     done = subprocess.run([*run, *asked], capture_output=True, text=True, check=True)
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "journal_agent.vault" in loaded and done.stdout
@@ -547,8 +544,7 @@ def test_a_vault_that_changed_is_patched_in_the_folder_the_warm_path_found(
     full(asked, capsys)
     page = logseq_vault / "journals" / "2026_11_27.md"
     page.write_text(page.read_text() + "- more on [[Vendor Contract]]\n")
-    past = time.time() - 10  # out of the racy window; the settings files left as they were
-    os.utime(page, (past, past))
+    past_racy(logseq_vault, SUBPROCESS_RACY_NS)  # the settings files left as they were
     probe = (
         "import sys; from journal_agent import quick; code = quick.main(sys.argv[1:]); "
         "print('platformdirs' in sys.modules, code, file=sys.stderr)"

@@ -155,15 +155,19 @@ def test_a_full_listing_names_the_links_it_follows_and_the_folders_it_meets_twic
     assert {"pages/b.md", "again/b.md"} & set(links)
 
 
+FUTURE_NS = 4_000_000_000_123_456_789  # 2096
+
+
 def split_vault(root: Path, n: int = 40) -> Path:
     """A vault whose folders hold enough page files for `walk._stat_split` once `SPLIT_STAT` is
-    lowered: some dated before 1970, some not pages."""
+    lowered: one dated before 1970, one in the future, some not pages."""
     for folder in ("pages", "journals", "pages/sub"):
         (root / folder).mkdir(parents=True, exist_ok=True)
         for k in range(n):
             (root / folder / f"p{k:03}.md").write_text("- x\n" * k)
         (root / folder / "notes.txt").write_text("not a page")
     os.utime(root / "pages" / "p007.md", ns=(-5_000_000_123, -5_000_000_123))  # 1969
+    os.utime(root / "pages" / "p008.md", ns=(FUTURE_NS, FUTURE_NS))
     return root
 
 
@@ -206,9 +210,10 @@ def test_a_listing_stat_ed_by_two_processes_is_the_one_of_one(
     assert len(here) == 60  # this process stat-ed half the files, the children the rest
     monkeypatch.setattr(walk, "SPLIT_STAT", 10**9)
     assert two == listing(root)
-    assert ("pages/p007.md", -5_000_000_123, 7 * 4, (root / "pages/p007.md").stat().st_ino) in two[
-        0
-    ]
+    # a file's change time is the later of its mtime and its ctime (`PageFile.changed_ns`)
+    old, future = (root / "pages/p007.md").stat(), (root / "pages/p008.md").stat()
+    assert ("pages/p007.md", old.st_ctime_ns, 7 * 4, old.st_ino) in two[0]
+    assert ("pages/p008.md", FUTURE_NS, 8 * 4, future.st_ino) in two[0]
 
 
 def test_a_file_gone_before_its_stat_is_skipped_with_a_warning_by_either_process(

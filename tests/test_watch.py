@@ -250,7 +250,7 @@ def test_only_a_pasted_copy_makes_a_deleted_bullet_moved(
     agent's own bullet; beside them, one pasted elsewhere is moved."""
     old = logseq_vault / "pages" / "Backups.md"
     paste(old, "Checked the [[Backups]] restore")
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    time.sleep(3.1)  # changed before the bullet is written, past a ledger time's slack (2 s)
     notes = [*NOTES, "Checked the [[Backups]] restore"]
     journal_agent.append([NOTES[1]], vault=logseq_vault, agent="claude", date="2026-11-24")
     journal_agent.append(notes, vault=logseq_vault, agent="claude", date=DAY)
