@@ -324,16 +324,17 @@ def listed(
     if only is not None:
         rows = summary.rows(limit, window, only, all_pages)
         title = summary.lookups(len(rows))[0]
-        rows.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], title(r[0])))
-        return rows, []
-    rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
-    titles = summary.titles  # every topic is listed
-    dated = [row for row in rows if row[2] is not None]
-    dated.sort(key=lambda r: recency(limit - r[2], titles[r[0]]))  # type: ignore[operator]
+    else:
+        rows = summary.rows(limit, window, None, all_pages, summary.mentioned())
+        title = summary.titles.__getitem__  # every topic is listed
+    dated = [row for row in rows if row[2] is not None] if only is None else rows
+    dated.sort(key=lambda r: recency(None if r[2] is None else limit - r[2], title(r[0])))
+    if only is not None:
+        return dated, []
     undated = [row[0] for row in rows if row[2] is None]  # mentioned after the as-of day only
     undated += summary.unmentioned(all_pages)
     undated.sort()  # ties keep the positions' order, as in `rows`
-    undated.sort(key=lowered(titles).__getitem__)
+    undated.sort(key=lowered(summary.titles).__getitem__)
     return dated, undated
 
 
