@@ -9,7 +9,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
     import datetime as dt
-    from collections.abc import Callable, Iterable, Iterator
+    from collections.abc import Callable
     from typing import Any, Literal
 
     Status = Literal["active", "resolved", "stale", "unmentioned"]
@@ -86,22 +86,6 @@ def status_encoder(thread: bool = False) -> Callable[..., str]:
         )
 
     return stale_thread if thread else status
-
-
-def unmentioned_json(titles: Iterable[str], paths: Iterable[str | None]) -> Iterator[str]:
-    """`status_encoder` of the topics unmentioned as of the day, from their titles and paths:
-    one format over all of them, in C but for a path's null (most topics of a large vault)."""
-    from json.encoder import encode_basestring as quoted
-
-    unmentioned = (
-        '{{"topic": {}, "path": {}, "status": "unmentioned", "last_mentioned": null, '
-        '"days_silent": null, "mentions": 0}}'
-    ).format
-
-    def where(path: str | None) -> str:
-        return "null" if path is None else quoted(path)
-
-    return map(unmentioned, map(quoted, titles), map(where, paths))
 
 
 def thread_object(status: dict[str, Any], last_text: str | None) -> dict[str, Any]:

@@ -255,7 +255,7 @@ def respond(
     import datetime as dt
     import functools
 
-    from .derived import status_encoder, status_object, thread_object, unmentioned_json
+    from .derived import status_encoder, status_object, thread_object
 
     window: int = summary.guard["days"]
     if "--days" in query:
@@ -291,12 +291,8 @@ def respond(
     head = {"as_of": as_of.isoformat(), "days": window}
     if only is None:
         make = status_encoder() if encoded else status_object
-        listing: list[Any] = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
-        if encoded:  # one format for all of them: most topics of a large vault
-            listing += unmentioned_json(map(title, undated), map(path, undated))
-        else:
-            none = ("unmentioned", None, None, 0)
-            listing += [status_object(title(i), path(i), *none) for i in undated]
+        listing = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
+        listing += [make(title(i), path(i), "unmentioned", None, None, 0) for i in undated]
         head["topics"] = listing
         return head
     texts = [summary.string(summary.texts[end - 1]) for _, _, _, end, _ in rows]

@@ -575,17 +575,3 @@ def test_titles_lowered_at_once_are_each_lowered(texts: list[str]) -> None:
     """`quick.lowered` joins the titles to lower-case them in one call: a NUL between two
     must bound a final sigma as a text's end does."""
     assert quick.lowered(texts) == [text.lower() for text in texts]
-
-
-def test_unmentioned_topics_are_encoded_as_json_dumps_writes_them() -> None:
-    import json
-
-    from journal_agent.derived import status_object, unmentioned_json
-
-    titles = ['say "hi"', "back\\slash", "tab\tname", "Ünïcode 😀", "\u2028line", "\x01", ""]
-    paths = [f"pages/{t}.md" if n % 2 else None for n, t in enumerate(titles)]
-    expected = [
-        json.dumps(status_object(t, p, "unmentioned", None, None, 0), ensure_ascii=False)
-        for t, p in zip(titles, paths, strict=True)
-    ]
-    assert list(unmentioned_json(titles, paths)) == expected
