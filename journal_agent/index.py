@@ -86,8 +86,8 @@ def racy_digests(vault: Vault, files: Sequence[Stat]) -> dict[str, bytes]:
     latest = newest(files)
     if latest is None or latest <= racy_after:
         return out  # most often none: found without a Python step per file
-    for rel, mtime, _size, _inode in files:  # `PageFile`s, or the plain tuples of a listing
-        if mtime > racy_after:
+    for rel, when, _size, _inode in files:  # `PageFile`s, or the plain tuples of a listing
+        if when > racy_after:
             try:
                 out[rel] = _digest(vault.read_bytes(rel, listed=True))
             except UnreadablePage:

@@ -180,4 +180,4 @@ def settled(files: Sequence[Stat], racy: dict[str, bytes]) -> bool:
     from .index import RACY_NS
 
     before = time.time_ns() - RACY_NS
-    return all(mtime <= before for rel, mtime, _, _ in files if rel in racy)
+    return all(when <= before for rel, when, _, _ in files if rel in racy)

@@ -32,7 +32,7 @@ BLOCK = 1024
 #: A folder with this many page files has them stat-ed by two processes (`_stat_split`): a
 #: fork, a pipe and a wait cost about a millisecond, a stat about three microseconds.
 SPLIT_STAT = 4096
-#: The listing `blocks` last digested, its digests and each block's newest mtime: the handed
+#: The listing `blocks` last digested, its digests and each block's newest change time: the handed
 #: listing is not digested twice (a tenth of a second at 100,000 files), nor stepped through
 #: again for its newest file (`newest`). By identity: a listing is never changed once made.
 _DIGESTED: tuple[Sequence[Stat], list[bytes], list[int]] | None = None
@@ -172,12 +172,12 @@ def _stat_split(
     if len(data) != 24 * n:
         _stat_here(fd, prefix, theirs, found, warnings)
         return
-    mtimes, rest = array("q", data[: 8 * n]), array("Q", data[8 * n :])
-    for name, mtime, size, inode in zip(theirs, mtimes, rest[0::2], rest[1::2], strict=True):
+    changed, rest = array("q", data[: 8 * n]), array("Q", data[8 * n :])
+    for name, when, size, inode in zip(theirs, changed, rest[0::2], rest[1::2], strict=True):
         if size == _FAILED:
-            warnings.append(f"{prefix}{name}: skipped: {os.strerror(mtime)}")
+            warnings.append(f"{prefix}{name}: skipped: {os.strerror(when)}")
         else:
-            found.append((prefix + name, mtime, size, inode))
+            found.append((prefix + name, when, size, inode))
 
 
 class Forked:
@@ -228,7 +228,7 @@ class Forked:
             os.waitpid(self.pid, 0)
 
 
-#: The size `_stat_numbers` gives a file whose stat failed (its mtime is the error number).
+#: The size `_stat_numbers` gives a file whose stat failed (its change time is the error number).
 _FAILED = 2**64 - 1
 
 
@@ -236,18 +236,18 @@ def _stat_numbers(fd: int, names: list[str]) -> bytes:
     """Each of ``names``' change time (`vault.PageFile.changed_ns`; signed: before 1970), then
     each one's size and inode (unsigned: overlayfs and NFS may use an inode's top bit), as
     64-bit numbers in native order."""
-    mtimes, rest = array("q"), array("Q")
-    add_mtime, add, stat_at = mtimes.append, rest.extend, os.stat
+    changed, rest = array("q"), array("Q")
+    add_changed, add, stat_at = changed.append, rest.extend, os.stat
     for name in names:
         try:
             st = stat_at(name, dir_fd=fd, follow_symlinks=False)
         except OSError as exc:
-            add_mtime(exc.errno or 0)
+            add_changed(exc.errno or 0)
             add((_FAILED, 0))
             continue
-        add_mtime(max(st.st_mtime_ns, st.st_ctime_ns))
+        add_changed(max(st.st_mtime_ns, st.st_ctime_ns))
         add((st.st_size, st.st_ino))
-    return mtimes.tobytes() + rest.tobytes()
+    return changed.tobytes() + rest.tobytes()
 
 
 def can_fork() -> bool:
@@ -395,7 +395,7 @@ def blocks(files: Sequence[Stat]) -> list[bytes]:
 
 
 def newest(files: Sequence[Stat]) -> int | None:
-    """The newest mtime of the listing ``files`` (None if it is empty): from its blocks where
+    """The newest change time of the listing ``files`` (None if it is empty): from its blocks where
     they were digested (a step through a hundred thousand scattered tuples costs 20 ms)."""
     if _DIGESTED is not None and _DIGESTED[0] is files:
         return max(_DIGESTED[2], default=None)
@@ -403,29 +403,29 @@ def newest(files: Sequence[Stat]) -> int | None:
 
 
 def _digests(files: Sequence[Stat]) -> tuple[list[bytes], list[int]]:
-    """Each block's digest, and its newest mtime."""
+    """Each block's digest, and its newest change time."""
     out, newest = [], []
     for start in range(0, len(files), BLOCK):
-        rels, mtimes, sizes, inodes = zip(*files[start : start + BLOCK], strict=True)
+        rels, changed, sizes, inodes = zip(*files[start : start + BLOCK], strict=True)
         out.append(
             block_digest(
                 rels,
-                array("q", mtimes).tobytes(),  # before 1970: negative
+                array("q", changed).tobytes(),  # before 1970: negative
                 array("Q", sizes).tobytes(),
                 array("Q", inodes).tobytes(),  # overlayfs and NFS may use the top bit
             )
         )
-        newest.append(max(mtimes))
+        newest.append(max(changed))
     return out, newest
 
 
-def block_digest(rels: Iterable[str], mtimes: bytes, sizes: bytes, inodes: bytes) -> bytes:
-    """The digest of a block of `blocks`: its paths, and its files' mtimes, sizes and inodes
+def block_digest(rels: Iterable[str], changed: bytes, sizes: bytes, inodes: bytes) -> bytes:
+    """The digest of a block of `blocks`: its paths, and its files' change times, sizes and inodes
     as 64-bit numbers in native order."""
     from .digests import blake2b
 
     digest = blake2b("\0".join(rels).encode("utf-8", "surrogateescape"), digest_size=16)
-    for column in (mtimes, sizes, inodes):
+    for column in (changed, sizes, inodes):
         digest.update(column)
     return digest.digest()
 
