@@ -283,6 +283,26 @@ def test_corrections_already_seen_before_the_agent_wrote_again_are_not_repeated(
     assert "First note" not in project_today(root)
 
 
+def test_an_edit_whose_mtime_was_set_back_still_shows_as_a_correction(tmp_path: Path) -> None:
+    """Whether the person changed a page since the agent last wrote is read from its change
+    time, not its mtime (`corrections.recent_corrections`): a tool that keeps file times
+    (``cp -p``, ``rsync -t``) does not hide an edit."""
+    today = dt.date.today()
+    root = logseq(tmp_path / "v", {"Backups": "- b\n"}, {})
+    append(["First note on [[Backups]]", "Second note on [[Backups]]"], vault=root, agent="claude")
+    ledger = root / ".journal-agent" / "ledger.jsonl"
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
+    for e in entries:  # written ten minutes ago
+        e["time"] = (now - dt.timedelta(minutes=10)).isoformat()
+    ledger.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    path = root / "journals" / f"{today:%Y_%m_%d}.md"
+    path.write_text(path.read_text().replace("\t- First note on [[Backups]]\n", ""))
+    hour_ago = (now - dt.timedelta(hours=1)).timestamp()
+    os.utime(path, (hour_ago, hour_ago))  # before the agent wrote, by its mtime
+    assert "First note" in project_today(root)
+
+
 def test_stored_texts_are_not_facts_once_the_person_changes_the_page(tmp_path: Path) -> None:
     """The cached summary is only trusted while no file changed: an edit is seen at once."""
     root = copy_vault(SAMPLE_VAULT, tmp_path)
