@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import shutil
 import signal
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -29,8 +31,6 @@ def pytest_configure(config: pytest.Config) -> None:
     (set before collection: it writes a cache as soon as tests are decorated); so does the
     compiled-pattern cache of the modules collection imports (`patterns`: written at exit, to
     the cache folder of that moment, before any test's own)."""
-    import os
-
     from hypothesis.configuration import set_hypothesis_home_dir
 
     factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
@@ -54,8 +54,6 @@ def clean_environ(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No JOURNAL_AGENT_* variable of the developer's shell leaks into a test, and the index
     cache, the user config file and the user state folder are the test's own (tests write only
     under tmp_path)."""
-    import os
-
     for key in list(os.environ):
         if key.startswith("JOURNAL_AGENT_"):
             monkeypatch.delenv(key)
@@ -80,9 +78,6 @@ def pin_today(monkeypatch: pytest.MonkeyPatch, day: str | dt.date) -> None:
 def settle(root: Path, racy_ns: int | None = None) -> None:
     """Make the vault's files as they are between sessions: dated 10 s back, and their last
     change out of the index's racy window (`past_racy`)."""
-    import os
-    import time
-
     past = time.time() - 10
     for path in [root, *root.rglob("*")]:
         os.utime(path, (past, past), follow_symlinks=False)
@@ -94,8 +89,6 @@ def past_racy(root: Path, racy_ns: int | None = None) -> None:
     window (``racy_ns``: the window of a process this one starts; else this process's,
     `index.RACY_NS`). A file's ctime cannot be dated back (it is part of its stat,
     `vault.PageFile.changed_ns`): only time puts a change out of the window."""
-    import time
-
     from journal_agent import index
 
     changed = max(path.lstat().st_ctime_ns for path in [root, *root.rglob("*")])
@@ -105,8 +98,9 @@ def past_racy(root: Path, racy_ns: int | None = None) -> None:
 
 @pytest.fixture
 def short_racy_window(monkeypatch: pytest.MonkeyPatch) -> int:
-    """The index's racy window made a tenth of a second in this process (`settle` waits it out
-    instead of 2 s); the window, for what this process starts to wait for too."""
+    """The index's racy window made a tenth of a second in this process, so that `settle` and
+    `past_racy` wait that long rather than 2 s (a process a test starts keeps the 2 s); the
+    window."""
     from journal_agent import index
 
     monkeypatch.setattr(index, "RACY_NS", 100_000_000)
