@@ -66,16 +66,23 @@ def logseq_key(name: str) -> str:
 def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
     """``key`` (`wiki_key` or `logseq_key`) of every name, the same a name at a time would give,
     computed over all the names joined at once where ``key`` allows (a Python step per name
-    costs 0.2 s over the 100,000 titles of a large vault). A NUL starts and ends a name as the
-    text's ends do: lower-casing (a final sigma included) and NFC do not reach across it."""
+    costs 0.2 s over the 100,000 titles of a large vault)."""
     joined = "\x00".join(names)
-    if key not in (wiki_key, logseq_key) or joined.count("\x00") != len(names) - 1:
-        return list(map(key, names))  # another key, or a NUL within a name
+    keys = joined_keys(joined, key) if joined.count("\x00") == len(names) - 1 else None
+    return list(map(key, names)) if keys is None else keys  # or a NUL within a name
+
+
+def joined_keys(joined: str, key: Callable[[str], str]) -> list[str] | None:
+    """`page_keys` of the names ``joined`` by NULs (none holding one); None for a key other
+    than `wiki_key` and `logseq_key`. A NUL starts and ends a name as the text's ends do:
+    lower-casing (a final sigma included) and NFC do not reach across it."""
     if key is wiki_key:
         joined = _OUTER_SPACE.sub("", joined)  # `str.strip`'s spaces: \s is `str.isspace`
         return unicodedata.normalize("NFC", joined).lower().split("\x00")
-    joined = f"\x00{joined.lower()}\x00".replace("\x00/", "\x00").replace("/\x00", "\x00")
-    return unicodedata.normalize("NFC", joined[1:-1]).split("\x00")
+    if key is logseq_key:
+        joined = f"\x00{joined.lower()}\x00".replace("\x00/", "\x00").replace("/\x00", "\x00")
+        return unicodedata.normalize("NFC", joined[1:-1]).split("\x00")
+    return None
 
 
 _OUTER_SPACE = regex(r"\A\s+|\s+\Z|\s+(?=\x00)|(?<=\x00)\s+")

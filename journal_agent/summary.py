@@ -233,6 +233,14 @@ class Summary:
         """Topic ``i``'s title, without making a list of every title."""
         return self._titles[i] if self._titles is not None else item(self._packed["titles"], i)
 
+    def joined_titles(self) -> str | None:
+        """Every title joined by NULs, from the titles still packed, without making a list of
+        them (which a save would pack again: a patch that adds a topic keys every title); None
+        where they are a list already, or a title holds a NUL."""
+        if self._titles is not None or not self._packed["titles"][2]:
+            return None
+        return self._packed["titles"][0]
+
     def path(self, i: int) -> str | None:
         """Topic ``i``'s file (None: it has none), as `title`."""
         return self._paths[i] if self._paths is not None else item(self._packed["paths"], i) or None

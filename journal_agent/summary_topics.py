@@ -24,7 +24,7 @@ from array import array
 from collections.abc import Callable
 
 from .facts import PageFacts
-from .flavors import page_keys
+from .flavors import joined_keys, page_keys
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary, fold
 from .vault import Vault
@@ -258,7 +258,7 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str
         by = side.titled[i]
         if by and by < rel:
             continue
-        if name != summary.titles[i]:
+        if name != summary.title(i):
             return False
         side.titled[i] = rel
     return True
@@ -266,10 +266,13 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str
 
 def _titles(vault: Vault, old: Summary) -> dict[str, int]:
     """Each topic title's key -> its position; a key that two topics share maps to -1 (in C
-    steps: they run over every topic of the vault)."""
+    steps, from the titles as packed where they still are: they run over every topic)."""
     from collections import Counter
 
-    keys = page_keys(old.titles, vault.flavor.page_key)
+    key, joined = vault.flavor.page_key, old.joined_titles()
+    keys = joined_keys(joined, key) if joined is not None and old.count() else None
+    if keys is None:
+        keys = page_keys(old.titles, key)
     out = dict(zip(keys, range(len(keys)), strict=True))
     if len(out) < len(keys):
         out.update((k, -1) for k, n in Counter(keys).items() if n > 1)

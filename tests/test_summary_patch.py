@@ -635,11 +635,19 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
     """A name no file used before, in a journal page, is a new topic (Logseq): its names go
     into the summary's name tables as a marshalled part of their own (the hundred thousand
     others are neither read nor rewritten); past `summary.MAX_PARTS` the parts are merged.
-    Either way the tables are a rebuild's."""
+    Either way the tables are a rebuild's, and the titles stay packed as read (keyed from the
+    packed text, not made a list that the save would pack again)."""
     from journal_agent import summary
     from journal_agent.cachedir import load_with_base
 
     monkeypatch.setattr(summary, "MAX_PARTS", 2)
+    packed: list[bool] = []  # whether the titles were still packed when a patch saved them
+
+    def saving(path: str, found: Summary) -> None:
+        packed.append(found._titles is None)
+        summary.save(path, found)
+
+    monkeypatch.setattr(summary_patch, "save", saving)
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
@@ -652,6 +660,7 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
         spy.clear()
         assert_as_rebuilt(cached(root), root)
         assert spy and spy[-1] is not None, "patched"
+        assert packed[-1]
         found = load_with_base(stored)
         assert found is not None
         _, (_, base) = found
