@@ -11,6 +11,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -261,25 +262,31 @@ def project_today(root: Path) -> str:
     return context(vault=root, agent="claude", use_scope_file=False).markdown
 
 
-def test_corrections_already_seen_before_the_agent_wrote_again_are_not_repeated(
-    tmp_path: Path,
-) -> None:
-    today = dt.date.today()
+def first_note_cut(tmp_path: Path) -> tuple[Path, Path, dt.datetime, dict[str, Any]]:
+    """Two notes the agent wrote ten minutes ago (by the ledger) on today's page, then the
+    person cut the first: the vault, the page, now, and the first note's ledger entry."""
     root = logseq(tmp_path / "v", {"Backups": "- b\n"}, {})
     append(["First note on [[Backups]]", "Second note on [[Backups]]"], vault=root, agent="claude")
     ledger = root / ".journal-agent" / "ledger.jsonl"
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     entries = [json.loads(line) for line in ledger.read_text().splitlines()]
-    for e in entries:  # written ten minutes ago
+    for e in entries:
         e["time"] = (now - dt.timedelta(minutes=10)).isoformat()
     ledger.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    path = root / "journals" / f"{today:%Y_%m_%d}.md"
+    path = root / "journals" / f"{dt.date.today():%Y_%m_%d}.md"
     path.write_text(path.read_text().replace("\t- First note on [[Backups]]\n", ""))
+    return root, path, now, entries[0]
+
+
+def test_corrections_already_seen_before_the_agent_wrote_again_are_not_repeated(
+    tmp_path: Path,
+) -> None:
+    root, _, now, first = first_note_cut(tmp_path)
     assert "First note" in project_today(root)  # its page changed after the agent last wrote
-    later = dict(entries[0], page="journals/other.md", hash="x", text="a later write elsewhere")
+    later = dict(first, page="journals/other.md", hash="x", text="a later write elsewhere")
     later["time"] = (now + dt.timedelta(seconds=10)).isoformat()
-    with ledger.open("a") as f:  # the agent wrote again after the edit (on another page)
-        f.write(json.dumps(later) + "\n")
+    with (root / ".journal-agent" / "ledger.jsonl").open("a") as f:  # the agent wrote again
+        f.write(json.dumps(later) + "\n")  # after the edit (on another page)
     assert "First note" not in project_today(root)
 
 
@@ -287,17 +294,7 @@ def test_an_edit_whose_mtime_was_set_back_still_shows_as_a_correction(tmp_path: 
     """Whether the person changed a page since the agent last wrote is read from its change
     time, not its mtime (`corrections.recent_corrections`): a tool that keeps file times
     (``cp -p``, ``rsync -t``) does not hide an edit."""
-    today = dt.date.today()
-    root = logseq(tmp_path / "v", {"Backups": "- b\n"}, {})
-    append(["First note on [[Backups]]", "Second note on [[Backups]]"], vault=root, agent="claude")
-    ledger = root / ".journal-agent" / "ledger.jsonl"
-    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    entries = [json.loads(line) for line in ledger.read_text().splitlines()]
-    for e in entries:  # written ten minutes ago
-        e["time"] = (now - dt.timedelta(minutes=10)).isoformat()
-    ledger.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    path = root / "journals" / f"{today:%Y_%m_%d}.md"
-    path.write_text(path.read_text().replace("\t- First note on [[Backups]]\n", ""))
+    root, path, now, _ = first_note_cut(tmp_path)
     hour_ago = (now - dt.timedelta(hours=1)).timestamp()
     os.utime(path, (hour_ago, hour_ago))  # before the agent wrote, by its mtime
     assert "First note" in project_today(root)
