@@ -480,10 +480,11 @@ def recent_corrections(
 
 def _changed_since(vault: Vault, rel: str, after_ns: int) -> bool:
     """Whether the page changed at ``after_ns`` or since: by its change time, as the index
-    reads it (`vault.PageFile.changed_ns`: an edit whose mtime was set back still counts)."""
+    reads it (`walk.changed_ns`: an edit whose mtime was set back still counts)."""
+    from .walk import changed_ns
+
     try:
-        st = os.stat(vault.root / rel)
-        return max(st.st_mtime_ns, st.st_ctime_ns) >= after_ns
+        return changed_ns(os.stat(vault.root / rel)) >= after_ns
     except OSError:
         return True  # gone: its bullets are reported while they are within the window
 

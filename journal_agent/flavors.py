@@ -385,8 +385,9 @@ def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
         st = path.stat()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    times = (str(st.st_mtime_ns), str(st.st_ctime_ns))  # ctime: an edit whose mtime was set back
-    key = (os.path.realpath(path), *times, str(st.st_size), str(st.st_ino))
+    from .walk import changed_ns  # an edit whose mtime was set back changes it too
+
+    key = (os.path.realpath(path), str(changed_ns(st)), str(st.st_size), str(st.st_ino))
     cached = cache_file("config", *key, suffix=".json")
     try:
         result = json.loads(cached.read_bytes())

@@ -270,7 +270,7 @@ def _titles(vault: Vault, old: Summary) -> dict[str, int]:
     from collections import Counter
 
     key, joined = vault.flavor.page_key, old.joined_titles()
-    keys = joined_keys(joined, key) if joined is not None and old.count() else None
+    keys = joined_keys(joined, key) if joined is not None else None
     if keys is None:
         keys = page_keys(old.titles, key)
     out = dict(zip(keys, range(len(keys)), strict=True))

@@ -136,10 +136,15 @@ def _folder(
         _stat_here(fd, prefix, plain, found, warnings)
 
 
+def changed_ns(st: os.stat_result) -> int:
+    """A file's change time: the later of its mtime and its ctime, which nothing can set back
+    (`vault.PageFile.changed_ns`)."""
+    return max(st.st_mtime_ns, st.st_ctime_ns)
+
+
 def _fields(rel: str, st: os.stat_result) -> Stat:
-    """A listed file's fields (`vault.PageFile`): its change time is the later of its mtime and
-    its ctime, which nothing can set back (`vault.PageFile.changed_ns`)."""
-    return (rel, max(st.st_mtime_ns, st.st_ctime_ns), st.st_size, st.st_ino)
+    """A listed file's fields (`vault.PageFile`)."""
+    return (rel, changed_ns(st), st.st_size, st.st_ino)
 
 
 def _stat_here(
@@ -245,7 +250,7 @@ def _stat_numbers(fd: int, names: list[str]) -> bytes:
             add_changed(exc.errno or 0)
             add((_FAILED, 0))
             continue
-        add_changed(max(st.st_mtime_ns, st.st_ctime_ns))
+        add_changed(changed_ns(st))
         add((st.st_size, st.st_ino))
     return changed.tobytes() + rest.tobytes()
 
