@@ -15,6 +15,9 @@ backlinks while they are certainly still its: the file's stat is the one kept, e
 were found by still lands on the topic, and the side file counts as many of its blocks for the
 topic as are kept. (Unchanged, the file still holds those blocks; they land on the topic, and
 no other block does, since they are as many as land now.) Other files are read as before.
+While the summary is the one they were kept with (its stamp: every file's stat), and no file
+was in the racy window then, no file has changed since: every file's kept backlinks are taken
+as they are (`Memo.unchanged`), without a check per file.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ MEMO_MIN = 64
 #: The topics kept at most, per vault: those written last.
 MEMO_TOPICS = 8
 #: The shape of what is kept: another's is not read.
-MEMO_FORMAT = 1
+MEMO_FORMAT = 2
 #: What is kept of a file: its stat, the names its blocks landed on the topic by, and its
 #: backlinks (`Backlink` fields).
 Kept = tuple[int, int, int, tuple[str, ...], tuple[tuple[object, ...], ...]]
@@ -71,6 +74,9 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         return None  # the side file counts no mention of a page on itself
     rels = side.rels
     memo = Memo(vault, summary, i) if len(counts) > MEMO_MIN else None
+    if memo is not None and (kept := memo.unchanged(summary, rels, counts)) is not None:
+        topic.backlinks += kept
+        return topic
     # per folder, the names as written seen so far, and those of them that land on topic i:
     # a hot topic's files hold hundreds of thousands of mentions, each tested in C
     seen: dict[str, tuple[set[str], set[str]]] = {}
@@ -114,8 +120,9 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
             memo.keep(file, by, found[n])
     for n in counts:  # in the listing's order, as the graph has them
         topic.backlinks += found[n]
-    if memo is not None and read:
-        memo.save(rels[n] for n in counts)
+    stamp = "" if summary.racy else summary.stamp
+    if memo is not None and (read or stamp != memo.stamp):  # kept anew, or for another summary
+        memo.save((rels[n] for n in counts), stamp)
     return topic
 
 
@@ -130,13 +137,32 @@ class Memo:
         # of the settings and the version too (a page's title may follow from a file-name format)
         self.made_by = (MEMO_FORMAT, summary.guard.get("fingerprint"))
         self.kept: dict[str, Kept] = {}
+        self.stamp = ""  # the summary's when all was kept, no file racy then; else empty
         try:
             with open(self.path, "rb") as f:
-                made_by, kept = marshal.loads(f.read())
+                made_by, kept, stamp = marshal.loads(f.read())
         except (OSError, EOFError, ValueError, TypeError):
             return  # none, or not ours: written anew
-        if made_by == self.made_by and type(kept) is dict:
-            self.kept = kept
+        if made_by == self.made_by and type(kept) is dict and type(stamp) is str:
+            self.kept, self.stamp = kept, stamp
+
+    def unchanged(
+        self, summary: Summary, rels: list[str], counts: dict[int, int]
+    ) -> list[Backlink] | None:
+        """Every file's kept backlinks, in ``counts``' order, when no file can have changed
+        since they were kept (see the module); else None."""
+        if not self.stamp or self.stamp != summary.stamp or summary.racy:
+            return None
+        found: list[Backlink] = []
+        try:
+            for n, count in counts.items():
+                kept = self.kept[rels[n]][4]
+                if len(kept) != count:
+                    return None
+                found += map(Backlink._make, kept)
+        except (KeyError, TypeError, ValueError, IndexError):  # not all kept, or damaged
+            return None
+        return found
 
     def take(
         self, file: PageFile, count: int, landing: Callable[[str, set[str]], set[str]]
@@ -156,15 +182,15 @@ class Memo:
         """Keep ``found``, the backlinks of ``file`` by ``names``."""
         self.kept[file.rel] = (*file[1:], tuple(names), tuple(map(tuple, found)))
 
-    def save(self, rels: Iterable[str]) -> None:
-        """Keep what is known of the files ``rels`` (those the topic is in now), and forget the
-        topics asked for longest ago."""
+    def save(self, rels: Iterable[str], stamp: str) -> None:
+        """Keep what is known of the files ``rels`` (those the topic is in now), for the summary
+        ``stamp`` (empty: a file was racy), and forget the topics asked for longest ago."""
         from pathlib import Path
 
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
-        write_atomic(Path(self.path), marshal.dumps((self.made_by, kept)))
+        write_atomic(Path(self.path), marshal.dumps((self.made_by, kept, stamp)))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
         try:
             others = [e for e in os.scandir(folder) if e.name.startswith(prefix)]

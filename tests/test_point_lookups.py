@@ -25,7 +25,7 @@ from journal_agent.errors import JournalAgentError
 from journal_agent.registry import load_registry, query_keys
 from journal_agent.vault import open_vault
 
-from .conftest import ROOT, copy_vault
+from .conftest import ROOT, copy_vault, past_racy, settle
 
 AS_OF = "2026-11-29"
 RULES = sorted((ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
@@ -187,10 +187,12 @@ def timelines(root: Path, use_cache: bool) -> list[Any]:
 @pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault"])
 @pytest.mark.parametrize("seed", range(4))
 def test_kept_backlinks_are_the_graphs_after_random_edits(
-    request: pytest.FixtureRequest, fixture: str, seed: int, memo_all: None
+    request: pytest.FixtureRequest, fixture: str, seed: int, memo_all: None, short_racy_window: int
 ) -> None:
-    """Pages edited, added, deleted, renamed or given an alias between timelines: what each
-    warm timeline takes from what the last one kept is still the graph's."""
+    """Pages edited, added, deleted, renamed or given an alias between timelines, the next
+    timeline run at once (the changed files racy: not kept) or once they left the racy window
+    (kept), and again with nothing changed (all taken at once): what each warm timeline takes
+    from what the last one kept is still the graph's."""
     import random
 
     from .test_summary_patch import backdate, backdate_all, edit_page, reshape
@@ -202,14 +204,81 @@ def test_kept_backlinks_are_the_graphs_after_random_edits(
     pages = [p for p in files if vault.date_of(p.relative_to(root).as_posix()) is None]
     others = [ln for p in files for ln in p.read_text().splitlines() if ln.startswith("- ")]
     backdate_all(root)
-    assert timelines(root, True) == timelines(root, False)
+    past_racy(root)
+    assert timelines(root, True) == timelines(root, False) == timelines(root, True)
     for _round in range(5):
         for path in rng.sample(pages, min(len(pages), rng.randint(1, 3))):
             edit_page(rng, path, others)
             backdate(path)
         if rng.random() < 0.5:
             reshape(rng, vault.flavor.name, pages, others)
-        assert timelines(root, True) == timelines(root, False)
+        if rng.random() < 0.5:
+            past_racy(root)
+        graphs = timelines(root, False)
+        assert timelines(root, True) == graphs == timelines(root, True)
+
+
+def kept_stamps(root: Path) -> list[str]:
+    """The summary stamp each topic's kept backlinks were kept with (`backlinks.Memo`)."""
+    import marshal
+
+    from journal_agent.summary import summary_path
+
+    folder = Path(summary_path(open_vault(root))).parent
+    return [marshal.loads(p.read_bytes())[2] for p in sorted(folder.glob("*.hot-*"))]
+
+
+def test_with_nothing_changed_every_kept_backlink_is_taken_at_once(
+    logseq_vault: Path, memo_all: None, short_racy_window: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Kept with the summary that still answers, no file racy then (kept anew by a timeline
+    that found nothing to read after a change elsewhere): no file is looked at one by one,
+    and the timelines are still the graph's."""
+    from journal_agent import backlinks, index
+
+    monkeypatch.setattr(backlinks, "MEMO_TOPICS", 10_000)  # every topic's kept
+    settle(logseq_vault, short_racy_window)
+    first = timelines(logseq_vault, True)
+    assert kept_stamps(logseq_vault) and all(kept_stamps(logseq_vault))
+    (logseq_vault / "pages" / "Aside.md").write_text("- a page that names nothing\n")
+    past_racy(logseq_vault)  # another summary: what was kept is taken file by file, kept anew
+    first = timelines(logseq_vault, True)
+
+    def never(*args: Any) -> Any:
+        raise AssertionError("a file looked at one by one")
+
+    def nothing_read(vault: Any, files: list[Any]) -> Any:
+        assert not files, "a file read"
+        return {}
+
+    monkeypatch.setattr(backlinks.Memo, "take", never)
+    monkeypatch.setattr(index, "facts_of", nothing_read)
+    assert timelines(logseq_vault, True) == first == timelines(logseq_vault, False)
+
+
+def test_backlinks_kept_while_a_file_was_racy_are_checked_file_by_file(
+    logseq_vault: Path, memo_all: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file changed in the racy window may change again keeping its stat (the summary's
+    stamp): what was kept then is taken only file by file, once that file has settled."""
+    from journal_agent import index
+
+    monkeypatch.setattr(index, "RACY_NS", 1_000_000_000)  # long enough for one timeline
+    settle(logseq_vault)
+    page = next((logseq_vault / "pages").glob("*.md"))
+    page.write_text(page.read_text() + "- one more about [[Racy Topic]]\n")
+
+    def timeline() -> Any:
+        return api.timeline("Racy Topic", vault=logseq_vault, as_of=AS_OF).to_json()
+
+    first = timeline()
+    assert [e["path"] for e in first["entries"]] == [page.relative_to(logseq_vault).as_posix()]
+    assert kept_stamps(logseq_vault) == [""]
+    past_racy(logseq_vault)
+    graph = api.timeline("Racy Topic", vault=logseq_vault, as_of=AS_OF, use_cache=False)
+    assert timeline() == first == graph.to_json()
+    assert kept_stamps(logseq_vault) != [""]
+    assert timeline() == first
 
 
 def test_a_kept_backlink_whose_name_lands_elsewhere_now_is_read_again(
@@ -257,13 +326,13 @@ def test_damaged_kept_backlinks_are_read_again(
     kept = list(Path(summary_path(open_vault(logseq_vault))).parent.glob("*.hot-*"))
     assert kept
     for path in kept:
-        made_by, found = marshal.loads(path.read_bytes())
+        made_by, found, stamp = marshal.loads(path.read_bytes())
         if damage == "another format":
-            data = marshal.dumps(((backlinks.MEMO_FORMAT + 1, made_by[1]), found))
+            data = marshal.dumps(((backlinks.MEMO_FORMAT + 1, made_by[1]), found, stamp))
         elif damage == "a wrong shape":
-            data = marshal.dumps((made_by, {rel: (1, 2) for rel in found}))
+            data = marshal.dumps((made_by, {rel: (1, 2) for rel in found}, stamp))
         elif damage == "not a dict":
-            data = marshal.dumps((made_by, list(found)))
+            data = marshal.dumps((made_by, list(found), stamp))
         else:
             data = damage
         path.write_bytes(data)
