@@ -70,19 +70,19 @@ def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
     joined = "\x00".join(names)
     whole = joined.count("\x00") == len(names) - 1  # no name holds a NUL
     keys = joined_keys(joined, key) if whole else None
-    return list(map(key, names)) if keys is None else keys
+    return list(map(key, names)) if keys is None else keys.split("\x00")
 
 
-def joined_keys(joined: str, key: Callable[[str], str]) -> list[str] | None:
-    """`page_keys` of the names ``joined`` by NULs (none holding one); None for a key other
-    than `wiki_key` and `logseq_key`. A NUL starts and ends a name as the text's ends do:
-    lower-casing (a final sigma included) and NFC do not reach across it."""
+def joined_keys(joined: str, key: Callable[[str], str]) -> str | None:
+    """`page_keys` of the names ``joined`` by NULs (none holding one), joined so; None for a
+    key other than `wiki_key` and `logseq_key`. A NUL starts and ends a name as the text's ends
+    do: lower-casing (a final sigma included) and NFC do not reach across it."""
     if key is wiki_key:
         joined = _OUTER_SPACE.sub("", joined)  # `str.strip`'s spaces: \s is `str.isspace`
-        return unicodedata.normalize("NFC", joined).lower().split("\x00")
+        return unicodedata.normalize("NFC", joined).lower()
     if key is logseq_key:
         joined = f"\x00{joined.lower()}\x00".replace("\x00/", "\x00").replace("/\x00", "\x00")
-        return unicodedata.normalize("NFC", joined[1:-1]).split("\x00")
+        return unicodedata.normalize("NFC", joined[1:-1])
     return None
 
 

@@ -1370,3 +1370,45 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     kept = again.folded()
     again._folded = None
     assert kept == again.folded() == ("été\0b/c\0ωmega", "été\0b/c\0ωmega")
+
+
+class _FakeSummary:
+    """What `summary_topics._Titles` reads of a summary: its titles, packed or a list."""
+
+    def __init__(self, titles: list[str], packed: bool) -> None:
+        self.titles, self.packed = titles, packed
+
+    def joined_titles(self) -> str | None:
+        whole = all("\x00" not in t for t in self.titles) and bool(self.titles)
+        return "\x00".join(self.titles) if self.packed and whole else None
+
+
+@pytest.mark.parametrize("flavor", ["logseq", "obsidian"])
+@pytest.mark.parametrize("seed", range(3))
+def test_a_title_key_is_found_by_search_as_a_dict_of_every_key_finds_it(
+    flavor: str, seed: int
+) -> None:
+    """`summary_topics._Titles` searches the keys of every title joined by NULs (a patch that
+    names a new topic looks up a few names among a hundred thousand titles): each key is where
+    a dict of every title's key puts it, -1 where two titles share it, None where none has it;
+    the same from titles that are a list already, or that hold a NUL."""
+    from types import SimpleNamespace
+
+    from journal_agent.flavors import logseq_key, wiki_key
+    from journal_agent.summary_topics import _Titles
+
+    key = logseq_key if flavor == "logseq" else wiki_key
+    rng = random.Random(seed)
+    pool = ["Alpha", "alpha", "ΣΟΦΟΣ", "σοφος", "/Slash/", "Slash", "", " Spaced ", "Spaced",
+            "Cafe\u0301", "Café", "a", "ab", "b", "ab/", "x\x00y", "İstanbul", "ǅemal"]  # fmt: skip
+    vault = SimpleNamespace(flavor=SimpleNamespace(page_key=key))
+    for _ in range(50):
+        titles = rng.sample(pool, rng.randrange(1, len(pool)))
+        expected: dict[str, int] = {}
+        for i, title in enumerate(titles):
+            expected[key(title)] = -1 if key(title) in expected else i
+        probes = [*expected, *(key(t) for t in pool), "", "a\x00b", "zz", "lph", "\x00"]
+        for packed in (True, False):
+            found = _Titles(vault, _FakeSummary(titles, packed))  # type: ignore[arg-type]
+            for probe in probes:
+                assert found.get(probe) == expected.get(probe), (titles, probe, packed)
