@@ -75,25 +75,32 @@ def write_atomic(path: Path, data: bytes) -> None:
 #: A cache file with a *base*: the fields it rarely changes (a hundred thousand page names) in a
 #: file of their own beside it, named by a token the cache file holds, so that most writes of the
 #: cache (a journal edit's patch) leave those bytes where they are. Both files are marshalled
-#: dicts; a base's values are bytes (or tuples of bytes) its owner makes and reads.
+#: dicts; a base's values are bytes, or tuples of bytes (*chunks*) its owner makes and reads.
+#: A field that only grew by chunks (a topic added: its title, its names) keeps the base file:
+#: the chunks added go in the cache file (its ``_more``), until they outweigh `MORE_SHARE` of
+#: the base (a hundred thousand titles are not written again for one more).
 Base = dict[str, object]
+#: A base as read: its token, its fields with the chunks the cache file adds, and its fields as
+#: its own file holds them.
+Read = tuple[str, Base, Base]
+MORE_SHARE, MORE_MIN = 1 / 16, 1 << 16
 
 
 def _base_name(path: str, token: str) -> str:
     return f"{path}-base-{token}"
 
 
-def load_with_base(path: str) -> tuple[dict[str, object], tuple[str, Base]] | None:
-    """The cache file at ``path`` and its base (the token and the fields), None if either is
-    missing or unreadable. A writer that put a new base and removed the old one between the
-    two reads is met by reading the cache file once more."""
+def load_with_base(path: str) -> tuple[dict[str, object], Read] | None:
+    """The cache file at ``path`` and its base (`Read`), None if either is missing or
+    unreadable. A writer that put a new base and removed the old one between the two reads is
+    met by reading the cache file once more."""
     import marshal
 
     for _ in range(2):
         try:
             with open(path, "rb") as handle:
                 data = marshal.loads(handle.read())
-            token = data.pop("_base")
+            token, more = data.pop("_base"), data.pop("_more", {})
             with open(_base_name(path, token), "rb") as handle:
                 base = marshal.loads(handle.read())
         except FileNotFoundError:
@@ -102,29 +109,63 @@ def load_with_base(path: str) -> tuple[dict[str, object], tuple[str, Base]] | No
             return None
         if type(data) is not dict or type(base) is not dict or type(token) is not str:
             return None
-        return data, (token, base)
+        if type(more) is not dict:
+            return None
+        merged = dict(base)
+        for name, chunks in more.items():
+            kept = base.get(name)
+            if type(chunks) is not tuple or type(kept) is not tuple:
+                return None
+            merged[name] = kept + chunks
+        return data, (token, merged, base)
     return None
 
 
-def save_with_base(
-    path: str, data: dict[str, object], base: Base, read: tuple[str, Base] | None
-) -> None:
+def save_with_base(path: str, data: dict[str, object], base: Base, read: Read | None) -> None:
     """Write the cache file ``data`` at ``path`` with the base ``base``: the base file read
-    (``read``: its token and fields) where they are the same, else a new one, written first
-    (a reader never finds a cache file whose base is not there yet); the older bases go once
-    the cache file no longer names them."""
+    (``read``) where its fields are the same or only grew by a few chunks (`_added`), else a
+    new one, written first (a reader never finds a cache file whose base is not there yet);
+    the older bases go once the cache file no longer names them."""
     import marshal
     from pathlib import Path
 
-    token = read[0] if read is not None and read[1] == base else os.urandom(8).hex()
-    kept = read is not None and token == read[0]
-    if not kept or not os.path.exists(_base_name(path, token)):  # another writer's may have gone
-        write_atomic(Path(_base_name(path, token)), marshal.dumps(base))
+    more = _added(read[2], base) if read is not None else None
+    if read is not None and more is not None:
+        token = read[0]
+        if not os.path.exists(_base_name(path, token)):  # another writer's may have gone
+            write_atomic(Path(_base_name(path, token)), marshal.dumps(read[2]))
+        write_atomic(Path(path), marshal.dumps({**data, "_base": token, "_more": more}))
+        return
+    token = os.urandom(8).hex()
+    write_atomic(Path(_base_name(path, token)), marshal.dumps(base))
     write_atomic(Path(path), marshal.dumps({**data, "_base": token}))
-    if not kept:
-        folder, name = os.path.split(_base_name(path, ""))
-        with contextlib.suppress(OSError):
-            for other in os.listdir(folder):
-                if other.startswith(name) and other != name + token and not other.endswith(".tmp"):
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(folder, other))
+    folder, name = os.path.split(_base_name(path, ""))
+    with contextlib.suppress(OSError):
+        for other in os.listdir(folder):
+            if other.startswith(name) and other != name + token and not other.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(folder, other))
+
+
+def _added(stored: Base, base: Base) -> dict[str, tuple[bytes, ...]] | None:
+    """The chunks by which ``base``'s fields grew from those ``stored`` in a base file, if none
+    changed otherwise and they are few (`MORE_SHARE`); else None."""
+    if stored.keys() != base.keys():
+        return None
+    more: dict[str, tuple[bytes, ...]] = {}
+    for name, value in base.items():
+        was = stored[name]
+        if value is was or value == was:
+            continue
+        if type(value) is not tuple or type(was) is not tuple or value[: len(was)] != was:
+            return None
+        more[name] = value[len(was) :]
+    size, whole = sum(map(_size, more.values())), sum(map(_size, stored.values()))
+    return more if size <= max(MORE_MIN, whole * MORE_SHARE) else None
+
+
+def _size(value: object) -> int:
+    """The bytes of a base's field."""
+    if isinstance(value, tuple):
+        return sum(map(_size, value))
+    return len(value) if isinstance(value, bytes) else 0

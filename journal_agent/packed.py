@@ -1,4 +1,5 @@
-"""Lists of texts kept packed: one string, the items joined by NULs, and where each item ends.
+"""Lists of texts kept packed: one string, the items joined by NULs, and where each item ends;
+and kept in chunks, a topic's at a time, in the summary's base file (`cachedir.save_with_base`).
 
 The summary keeps its page titles and paths, and its mentions' texts, so (`summary.Summary`):
 `stale` needs the few hundred it prints, and making a hundred thousand strings of a list cost
@@ -41,6 +42,20 @@ def unpack(data: object) -> Packed | None:
     return text, column, text.count("\0") == len(column) - 1
 
 
+def unpack_chunks(data: object) -> Packed | None:
+    """The items of every chunk (`pack`'s) of ``data``, a tuple of them, in one list; None if
+    it is not that."""
+    if type(data) is not tuple or not data:
+        return None
+    found = unpack(data[0])
+    for chunk in data[1:]:
+        more = unpack(chunk)
+        if found is None or more is None:
+            return None
+        found = extended(found, split(more))
+    return found
+
+
 def item(packed: Packed, i: int) -> str:
     text, ends, _ = packed
     return text[ends[i - 1] + 1 if i else 0 : ends[i]]
@@ -67,3 +82,51 @@ def extended(packed: Packed, more: list[str]) -> Packed:
         at += len(added) + (1 if ends else 0)  # past the NUL before it, if any
         ends.append(at)
     return "\0".join([*parts, *more]), ends, whole and not any("\0" in m for m in more)
+
+
+def fold(text: str) -> str:
+    """Case- and normalisation-insensitive text, for comparing names."""
+    import unicodedata
+
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def unfolded(kept: object) -> tuple[str, str] | None:
+    """`summary.Summary.folded` as kept in a base file (`refolded`'s chunks); None if there is
+    none, or it does not read."""
+    if type(kept) is not tuple:
+        return None
+    titles, keys = [], []
+    for chunk in kept:
+        try:
+            found = marshal.loads(chunk) if type(chunk) is bytes else None
+        except (ValueError, EOFError, TypeError):
+            return None
+        if type(found) is not tuple or len(found) != 2 or not all(type(t) is str for t in found):
+            return None
+        titles.append(found[0])
+        keys.append(found[1])
+    return "\0".join(titles), "".join(keys)
+
+
+def refolded(
+    kept: tuple[bytes, ...], title: str, names: list[str], limit: int
+) -> tuple[bytes, ...] | None:
+    """`summary.Summary.folded` as ``kept``, with a title and names more: a chunk more (merged
+    past ``limit`` chunks; None if they do not read)."""
+    more = "".join(f"\0{fold(name)}" for name in names)
+    if len(kept) < limit:
+        return (*kept, marshal.dumps((fold(title), more)))
+    found = unfolded(kept)
+    if found is None:
+        return None
+    return (marshal.dumps((f"{found[0]}\0{fold(title)}", found[1] + more)),)
+
+
+def grown(was: tuple[bytes, ...], now: bytes, limit: int) -> tuple[bytes, ...]:
+    """``now`` as chunks: those read (``was``) and what follows them, if it only grew (and
+    ``was`` is not ``limit`` chunks already); else one."""
+    old = b"".join(was)
+    if not now.startswith(old) or len(was) >= limit:
+        return (now,)
+    return was if len(now) == len(old) else (*was, now[len(old) :])

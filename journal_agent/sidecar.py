@@ -17,15 +17,15 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import walk
-from .cachedir import Base, load_with_base, save_with_base
+from .cachedir import Base, Read, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .records import Record
-from .summary import FORMAT, Summary
+from .summary import FORMAT, MAX_PARTS, Summary
 
 if TYPE_CHECKING:
     from .queries import Graph
@@ -47,27 +47,41 @@ class Targets:
 
     Kept in buckets of names by a stable hash, each decoded when a name in it is first looked
     up (`get`): a patch looks up the few names its pages use, and decoding every name costs
-    25 ms at 100,000 pages. What walks or changes them all (`whole`) decodes them all. A bucket
-    that does not decode raises `Unreadable` (the caller rebuilds)."""
+    25 ms at 100,000 pages. What walks or changes them all (`whole`) decodes them all. Stored as
+    chunks (`chunks`): the buckets, then the names added since, a chunk per patch that added
+    some (a new topic), so that the side file's base is not written again for them. A bucket
+    or chunk that does not decode raises `Unreadable` (the caller rebuilds)."""
 
-    __slots__ = ("_parts", "_read", "_whole", "_added", "changed")
+    __slots__ = ("_parts", "_read", "_whole", "_added", "_stored", "_new", "changed")
 
     def __init__(self, whole: Landings | None, parts: dict[str, tuple[bytes, ...]] | None = None):
         self._whole = whole
         self._parts = parts or {}  # folder -> its buckets, as stored
         self._read: dict[tuple[str, int], dict[str, tuple[int, ...]]] = {}  # buckets decoded
-        self._added: Landings = {}  # `set` while not `whole`
-        self.changed = whole is not None  # to be stored anew (`parts`)
+        self._added: Landings = {}  # `set` while not `whole`, and read from later chunks
+        self._stored: tuple[bytes, ...] = ()  # the chunks as read (`stored`) or last stored
+        self._new: Landings = {}  # `set` since, while not `whole`
+        self.changed = whole is not None  # to be stored anew (`chunks`)
 
     @classmethod
-    def stored(cls, parts: object) -> Targets:
-        """The targets whose buckets were stored as ``parts`` (`parts`)."""
-        if type(parts) is not dict or not all(
+    def stored(cls, chunks: object) -> Targets:
+        """The targets stored as ``chunks`` (`chunks`)."""
+        if type(chunks) is not tuple or not chunks or not all(type(c) is bytes for c in chunks):
+            raise Unreadable("targets")
+        parts = _decoded(chunks[0])
+        if not all(
             type(f) is str and type(b) is tuple and all(type(p) is bytes for p in b)
             for f, b in parts.items()
         ):
             raise Unreadable("targets")
-        return cls(None, parts)
+        found = cls(None, parts)
+        for chunk in chunks[1:]:
+            for folder, names in _decoded(chunk).items():
+                if type(names) is not dict:
+                    raise Unreadable("targets")
+                found._added.setdefault(folder, {}).update(names)
+        found._stored = chunks
+        return found
 
     def get(self, folder: str, name: str) -> tuple[int, ...] | None:
         """Where ``name``, written in a file of ``folder``, lands; None if it was not seen."""
@@ -83,6 +97,8 @@ class Targets:
         """``name``, written in a file of ``folder``, lands on ``found``."""
         into = self._added if self._whole is None else self._whole
         into.setdefault(folder, {})[name] = found
+        if self._whole is None:
+            self._new.setdefault(folder, {})[name] = found
         self.changed = True
 
     def whole(self) -> Landings:
@@ -99,6 +115,18 @@ class Targets:
                 self._whole.setdefault(folder, {}).update(added)
             self._added = {}
         return self._whole
+
+    def chunks(self, limit: int) -> tuple[bytes, ...]:
+        """The targets to store: as read unless `changed`; where names were only added since,
+        those read and one chunk more with those names (up to ``limit`` chunks); else the
+        buckets anew, in one."""
+        if self.changed or not self._stored:
+            if self._whole is None and 0 < len(self._stored) < limit:
+                self._stored = (*self._stored, marshal.dumps(self._new))
+            else:
+                self._stored = (marshal.dumps(self.parts()),)
+            self._new, self.changed = {}, False
+        return self._stored
 
     def parts(self) -> dict[str, tuple[bytes, ...]]:
         """The buckets to store: as read unless `changed`; where names were only added, only
@@ -135,7 +163,8 @@ class Unreadable(Exception):
     """A part of the side file that does not decode (the caller rebuilds the summary)."""
 
 
-def _decoded(part: bytes) -> dict[str, tuple[int, ...]]:
+def _decoded(part: bytes) -> dict[Any, Any]:
+    """A bucket or a chunk of `Targets` (a marshalled dict), or `Unreadable`."""
     try:
         memo = marshal.loads(part)
     except (ValueError, EOFError, TypeError) as exc:
@@ -206,7 +235,7 @@ class Sidecar(Record):
         #: ``pairs[2*spans[n]:2*spans[n+1]]``
         spans: array[int],
         pairs: array[int],
-        as_read: tuple[str, Base] | None = None,  # the base file read (`load_side`)
+        as_read: Read | None = None,  # the base file read (`load_side`)
     ) -> None:
         self.base = base
         self.stamp = stamp
@@ -434,8 +463,7 @@ def save_side(summary_path: str, side: Sidecar) -> None:
         fields["rel_blocks"] = marshal.dumps(_joined(rels))
     else:
         fields["rel_blocks"] = was.get("rel_blocks") or marshal.dumps(side.rel_blocks)
-    changed = read is None or side.targets.changed
-    fields["targets"] = marshal.dumps(side.targets.parts()) if changed else was["targets"]
+    fields["targets"] = side.targets.chunks(MAX_PARTS)
     fields.update((name, getattr(side, name).tobytes()) for name in _ARRAYS)
     base = {name: fields.pop(name) for name in _BASE}
     save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read)
@@ -447,13 +475,14 @@ def load_side(summary_path: str) -> Sidecar | None:
     found = load_with_base(side_path(summary_path))
     if found is None:
         return None
-    fields, (token, base) = found
+    fields, read = found
+    base = read[1]
     try:
         if fields.pop("format") != FORMAT:
             return None
         fields.update(base)
         fields["rel_blocks"] = marshal.loads(fields["rel_blocks"])  # type: ignore[arg-type]
-        fields["targets"] = Targets.stored(marshal.loads(fields["targets"]))  # type: ignore[arg-type]
+        fields["targets"] = Targets.stored(fields["targets"])
         for name, kind in _ARRAYS.items():
             column = array(kind)
             column.frombytes(fields[name])  # type: ignore[arg-type]
@@ -461,7 +490,7 @@ def load_side(summary_path: str) -> Sidecar | None:
         side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
-        side.as_read = token, base
+        side.as_read = read
         return side
     except Exception:  # foreign or corrupt: the caller rebuilds
         return None

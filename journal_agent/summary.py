@@ -26,13 +26,27 @@ from itertools import compress
 from operator import eq, gt, ne
 
 from .derived import recency, status_of
-from .packed import Packed, dump, extended, item, pack, split, unpack
+from .packed import (
+    Packed,
+    dump,
+    extended,
+    fold,
+    grown,
+    item,
+    pack,
+    refolded,
+    split,
+    unfolded,
+    unpack,
+    unpack_chunks,
+)
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator
     from typing import Any
 
+    from .cachedir import Read
     from .derived import Status
     from .queries import Backlink, Graph, Topic
     from .vault import Vault
@@ -40,7 +54,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 18
+FORMAT = 19
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -53,11 +67,12 @@ ARRAYS = {
 }
 _LISTS = ("files", "warnings")
 #: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
-#: ``extra`` and the name tables): they change only when a topic comes, goes or is named anew,
-#: so a journal edit's patch neither encodes nor writes a hundred thousand names again. Each is
-#: one string and where each item ends (`packed`), not a list: `stale` needs the few hundred it
-#: prints, and making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`).
-#: The mentions' texts (``strings``) are kept so in the summary's own file (`string`).
+#: ``extra``, `folded` and the name tables): they change only when a topic comes, goes or is
+#: named anew, so a journal edit's patch neither encodes nor writes a hundred thousand names
+#: again; a topic that comes adds a chunk to each (`append_topic`). Each is one string and
+#: where each item ends (`packed`), not a list: `stale` needs the few hundred it prints, and
+#: making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`). The
+#: mentions' texts (``strings``) are kept so in the summary's own file (`string`).
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
@@ -94,9 +109,10 @@ class Summary:
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
         #: The lists kept packed (`_KEPT`, ``strings``), for those not made lists yet (None in
-        #: their slot), and those of `_KEPT` grown since read (`append_topic`)
+        #: their slot), and those of `_KEPT` grown since read, with their length as read
+        #: (`append_topic`)
         self._packed: dict[str, Packed] = {}
-        self._grown: frozenset[str] = frozenset()
+        self._grown: dict[str, int] = {}
         self.files: list[tuple[str, str]] = []
         self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -108,13 +124,13 @@ class Summary:
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
         self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
-        #: `_KEPT` lists as read once made lists (a copy of each), and the base file read (its
-        #: token, fields)
+        #: `_KEPT` lists as read once made lists (a copy of each), and the base read
+        #: (`cachedir.Read`)
         self._read: dict[str, list[Any]] = {}
-        self._base: tuple[str, dict[str, Any]] | None = None
-        #: `folded` of the titles and names (marshalled), once made or read; None when a list
-        #: or table is set anew
-        self._folded: bytes | None = None
+        self._base: Read | None = None
+        #: `folded` of the titles and names (marshalled chunks), once made or read; None when a
+        #: list or table is set anew
+        self._folded: tuple[bytes, ...] | None = None
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
         #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
@@ -218,15 +234,16 @@ class Summary:
             if listed is not None:  # a copy: a patch leaves the summary it started from as is
                 setattr(self, f"_{name}", [*listed, value])
             else:
-                self._packed = {**self._packed, name: extended(self._packed[name], [value or ""])}
-                self._grown |= {name}
+                packed = self._packed[name]
+                self._grown = {name: len(packed[1]), **self._grown}
+                self._packed = {**self._packed, name: extended(packed, [value or ""])}
         self.extra, self.starts = array("b", self.extra), array("i", self.starts)
         self.extra.append(0)
         self.starts.append(self.starts[-1])
         p, folded = self.count() - 1, self._folded
         self.add_names("names", dict.fromkeys(keys, p))
         self.add_names("spelled", dict.fromkeys(spellings, p))
-        self._folded = _refolded(folded, title, keys) if folded is not None else None
+        self._folded = refolded(folded, title, keys, MAX_PARTS) if folded is not None else None
         return p
 
     def title(self, i: int) -> str:
@@ -294,7 +311,7 @@ class Summary:
         `summary_topics.named` searches for a page that comes or goes. Kept in the base file
         with the titles and names it was made of (folding a hundred thousand costs 0.1 s),
         and grown with them as topics come (`append_topic`)."""
-        found = _unfolded(self._folded)
+        found = unfolded(self._folded)
         if found is None:
             names = self._names["names"]
             try:  # the keys of a table not decoded for good: `save` would marshal it anew
@@ -304,7 +321,7 @@ class Summary:
             except ValueError:
                 keys = list(self.names)  # as `find` reads it
             found = fold("\0".join(self.titles)), fold("\0".join(keys))
-            self._folded = marshal.dumps(found)
+            self._folded = (marshal.dumps(found),)
         return found
 
     def add_names(self, name: str, entries: dict[str, int]) -> None:
@@ -497,14 +514,16 @@ def read(path: str) -> Summary | None:
     found = load_with_base(path)
     if found is None:
         return None
-    data, (token, base) = found
+    data, read = found
+    base = read[1]
     try:
         if data.pop("format") != FORMAT:
             return None
         summary = Summary(str(data.pop("stamp")))
+        extra = b"".join(base["extra"])  # type: ignore[arg-type]
         for name in _KEPT:
-            packed = unpack(base[name])
-            if packed is None or len(packed[1]) != len(base["extra"]):  # type: ignore[arg-type]
+            packed = unpack_chunks(base[name])
+            if packed is None or len(packed[1]) != len(extra):
                 return None
             summary._packed[name] = packed
         strings = unpack(data.pop("strings"))
@@ -512,7 +531,7 @@ def read(path: str) -> Summary | None:
             return None
         summary._packed["strings"] = strings
         summary._titles = summary._paths = summary._strings = None
-        data["extra"] = base["extra"]
+        data["extra"] = extra
         for name, kind in ARRAYS.items():
             column = array(kind)
             column.frombytes(data.pop(name))  # type: ignore[arg-type]
@@ -526,28 +545,10 @@ def read(path: str) -> Summary | None:
             if type(value) is not type(getattr(summary, name)):
                 return None
             setattr(summary, name, value)
-        summary._base, summary._folded = (token, base), base.get("folded")  # type: ignore[assignment]
+        summary._base, summary._folded = read, base.get("folded")  # type: ignore[assignment]
         return summary
     except Exception:  # foreign or corrupt
         return None
-
-
-def fold(text: str) -> str:
-    """Case- and normalisation-insensitive text, for comparing names."""
-    import unicodedata
-
-    return unicodedata.normalize("NFC", text).lower()
-
-
-def _unfolded(kept: object) -> tuple[str, str] | None:
-    """`Summary.folded` as kept in a base file; None if there is none, or it does not read."""
-    try:
-        found = marshal.loads(kept) if type(kept) is bytes else None
-    except (ValueError, EOFError, TypeError):
-        return None
-    if type(found) is tuple and len(found) == 2 and all(type(t) is str for t in found):
-        return found
-    return None
 
 
 def load(path: str, stamp: str) -> Summary | None:
@@ -564,15 +565,20 @@ def save(path: str, summary: Summary) -> None:
     strings = summary._strings
     data["strings"] = pack(strings) if strings is not None else dump(summary._packed["strings"])
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
-    base: dict[str, Any] = {"extra": summary.extra.tobytes()}
-    read = summary._base[1] if summary._base else {}
-    for name in _KEPT:  # the bytes read while the list is the same
-        value = getattr(summary, f"_{name}")
-        if value is None:
-            base[name] = dump(summary._packed[name]) if name in summary._grown else read[name]
+    read: dict[str, Any] = summary._base[1] if summary._base else {}
+    extra = grown(read.get("extra", ()), summary.extra.tobytes(), MAX_PARTS)
+    base: dict[str, Any] = {"extra": extra}
+    for name in _KEPT:  # the chunks read while the list is the same, one more if it grew
+        value, was = getattr(summary, f"_{name}"), read.get(name) or ()
+        if value is None and name not in summary._grown:
+            base[name] = was
+        elif value is None:
+            packed = summary._packed[name]
+            added = [item(packed, k) for k in range(summary._grown[name], len(packed[1]))]
+            base[name] = (*was, pack(added)) if len(was) < MAX_PARTS else (dump(packed),)
         else:
             same = name not in summary._grown and value == summary._read.get(name)
-            base[name] = read[name] if same else pack([v or "" for v in value])
+            base[name] = was if same else (pack([v or "" for v in value]),)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
@@ -582,13 +588,3 @@ def save(path: str, summary: Summary) -> None:
         base["folded"] = summary._folded
     data["format"] = FORMAT
     save_with_base(path, data, base, summary._base)
-
-
-def _refolded(kept: bytes, title: str, names: list[str]) -> bytes | None:
-    """`Summary.folded` as ``kept``, with a title and names more (None if it does not read)."""
-    found = _unfolded(kept)
-    if found is None:
-        return None
-    titles, keys = found
-    more = "".join(f"\0{fold(name)}" for name in names)
-    return marshal.dumps((f"{titles}\0{fold(title)}", keys + more))

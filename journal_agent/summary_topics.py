@@ -26,8 +26,9 @@ from collections.abc import Callable
 
 from .facts import PageFacts
 from .flavors import joined_keys, page_keys
+from .packed import fold
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
-from .summary import Summary, fold
+from .summary import Summary
 from .vault import Vault
 
 

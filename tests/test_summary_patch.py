@@ -371,9 +371,9 @@ def test_a_sidecar_of_another_shape_is_rebuilt_not_read(
         base.unlink()
     elif damage == "a bucket":  # of the targets, decoded when a name in it is looked up
         data = marshal.loads(base.read_bytes())
-        buckets = marshal.loads(data["targets"])
+        buckets = marshal.loads(data["targets"][0])
         buckets[""] = tuple(b"\xffnot marshal" for _ in buckets[""])
-        data["targets"] = marshal.dumps(buckets)
+        data["targets"] = (marshal.dumps(buckets), *data["targets"][1:])
         base.write_bytes(marshal.dumps(data))
     else:
         side.write_bytes(pickle.dumps({"format": 13, "side": {}}))
@@ -428,6 +428,13 @@ def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
     kept in the summary's base file): kept across patches that leave the topics alone (and
     the summary's rewrites: a base file is not written again for it), grown with the topic
     a patch adds, so a new day's page that the new topic's title contains is rebuilt."""
+    from journal_agent.packed import unfolded as _unfolded
+
+    def unfolded(kept: Any) -> tuple[str, str]:
+        found = _unfolded(kept)
+        assert found is not None
+        return found
+
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
@@ -447,7 +454,7 @@ def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
     new_day(1)
     assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
     folded = base()["folded"]
-    assert "topic 01" in marshal.loads(folded)[0]
+    assert "topic 01" in unfolded(folded)[0]
     new_day(2)
     assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
     assert base()["folded"] is not None and base()["folded"] == folded  # the same titles
@@ -456,7 +463,7 @@ def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
     page.write_text("- about [[Topic 01]]\n")
     backdate(page)
     assert columns(cached(root)) == columns(rebuilt(root)) and spy[-1] is not None
-    titles, names = marshal.loads(base()["folded"])  # grown with the topic that came
+    titles, names = unfolded(base()["folded"])  # grown with the topic that came
     again = read(path)
     assert again is not None and again.folded() == (titles, names)
     assert titles.endswith(page.stem.lower())
@@ -515,12 +522,13 @@ def test_a_reader_meets_a_base_replaced_between_its_two_reads(
     monkeypatch.setattr(cachedir, "_base_name", racing)
     found = cachedir.load_with_base(path)
     assert found is not None
-    data, (token, base) = found
-    assert (data, base) == ({"v": 2}, {"b": b"two"})
+    data, read = found
+    token = read[0]
+    assert (data, read[1], read[2]) == ({"v": 2}, {"b": b"two"}, {"b": b"two"})
     assert [p.name for p in tmp_path.glob("c.summary-base-*")] == [f"c.summary-base-{token}"]
-    cachedir.save_with_base(path, {"v": 3}, {"b": b"two"}, (token, base))  # the same base
+    cachedir.save_with_base(path, {"v": 3}, {"b": b"two"}, read)  # the same base
     assert [p.name for p in tmp_path.glob("c.summary-base-*")] == [f"c.summary-base-{token}"]
-    assert cachedir.load_with_base(path) == ({"v": 3}, (token, {"b": b"two"}))
+    assert cachedir.load_with_base(path) == ({"v": 3}, read)
 
 
 def test_a_kept_base_that_another_writer_removed_is_written_again(tmp_path: Path) -> None:
@@ -532,11 +540,75 @@ def test_a_kept_base_that_another_writer_removed_is_written_again(tmp_path: Path
     cachedir.save_with_base(path, {"v": 1}, {"b": b"one"}, None)
     read = cachedir.load_with_base(path)
     assert read is not None
-    _, (token, base) = read
     for gone in tmp_path.glob("c.summary-base-*"):
         gone.unlink()
-    cachedir.save_with_base(path, {"v": 2}, {"b": b"one"}, (token, base))
-    assert cachedir.load_with_base(path) == ({"v": 2}, (token, {"b": b"one"}))
+    cachedir.save_with_base(path, {"v": 2}, {"b": b"one"}, read[1])
+    assert cachedir.load_with_base(path) == ({"v": 2}, read[1])
+
+
+def test_a_base_that_only_grew_by_chunks_is_kept_with_them_in_the_cache_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A base whose fields are the same or only grew by chunks (tuples of bytes with more at
+    their end) is not written again: the chunks added go in the cache file, read back after
+    the base's; any other change, or chunks outweighing `cachedir.MORE_SHARE` of the base,
+    writes a new base (and removes the old)."""
+    from journal_agent import cachedir
+
+    path = str(tmp_path / "c.summary")
+
+    def bases() -> list[str]:
+        return sorted(p.name for p in tmp_path.glob("c.summary-base-*"))
+
+    def saved(base: dict[str, Any]) -> Any:
+        found = cachedir.load_with_base(path)
+        cachedir.save_with_base(path, {"v": 1}, base, found[1] if found else None)
+        found = cachedir.load_with_base(path)
+        assert found is not None and found[1][1] == base
+        return found[1]
+
+    first = saved({"t": (b"a" * 100,), "x": b"xx"})
+    assert bases() == [f"c.summary-base-{first[0]}"]
+    for more in ([b"b"], [b"b", b"c"], [b"b", b"c", b"d"]):
+        read = saved({"t": (b"a" * 100, *more), "x": b"xx"})
+        assert read[0] == first[0] and bases() == [f"c.summary-base-{first[0]}"]
+        assert read[2] == first[2]  # the base file as it was
+    for changed in ({"t": (b"z",), "x": b"xx"}, {"t": (b"a" * 100,), "x": b"xy"}, {"t": (b"a",)}):
+        read = saved(changed)
+        assert read[0] != first[0] and bases() == [f"c.summary-base-{read[0]}"]
+        assert read[2] == changed
+    monkeypatch.setattr(cachedir, "MORE_MIN", 0)
+    grown = saved({"t": (b"a", b"b" * 100)})  # more than a sixteenth of the base
+    assert grown[0] != read[0] and grown[2] == {"t": (b"a", b"b" * 100)}
+
+
+def test_a_topic_that_comes_keeps_the_base_files(tmp_path: Path, spy: list[Any]) -> None:
+    """A new topic (a name no file used before) adds its title, path, names and folded names
+    to the summary's base, and where its names land to the side file's, as chunks, which their
+    cache files hold: the base files' hundred thousand names are not written again; the
+    summary is still the rebuild's."""
+    root = rich_vault(tmp_path / "v", days=30)
+    backdate_all(root)
+    cached(root)
+    stored = summary_path(Query.of(root, AS_OF, None, True).vault)
+    folder = Path(stored).parent
+    files = sorted(folder.glob(f"{Path(stored).name}-base-*"))
+    files += sorted(folder.glob(f"{Path(sidecar.side_path(stored)).name}-base-*"))
+    assert len(files) == 2
+    before = [f.read_bytes() for f in files]
+    day = root / "journals" / f"{AS_OF.replace('-', '_')}.md"
+    for n in range(3):
+        day.write_text(day.read_text() + f"- started [[Brand New {n}]]\n")
+        backdate(day)
+        spy.clear()
+        found = cached(root)
+        assert spy and spy[-1] is not None, "patched"
+        assert_as_rebuilt(found, root)
+        assert f"Brand New {n}" in found.titles
+        assert sorted(folder.glob("*-base-*")) == sorted(files)
+        assert [f.read_bytes() for f in files] == before
+    again = read(stored)
+    assert again is not None and again.titles == found.titles and again.folded() == found.folded()
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -544,8 +616,9 @@ def test_targets_stored_in_buckets_answer_as_the_whole_table(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`sidecar.Targets` kept in buckets (a few names each here) answers every look-up as the
-    table it was made of, before and after names are added (which store only the buckets they
-    fall in anew) and once decoded whole; names never seen are None."""
+    table it was made of, before and after names are added (stored as a chunk of their own,
+    or in the buckets they fall in once the chunks are too many) and once decoded whole; names
+    never seen are None."""
     monkeypatch.setattr(sidecar, "BUCKET", 4)
     rng = random.Random(seed)
     letters = "aZé日\u0301 /_.%"
@@ -557,7 +630,7 @@ def test_targets_stored_in_buckets_answer_as_the_whole_table(
         folder: {name(): tuple(rng.sample(range(50), rng.randint(0, 2))) for _ in range(n)}
         for folder, n in [("", rng.randint(0, 60)), ("sub", rng.randint(1, 9))]
     }
-    stored = sidecar.Targets.stored(sidecar.Targets(table).parts())
+    stored = sidecar.Targets.stored(sidecar.Targets(table).chunks(64))
     for folder, memo in table.items():
         assert all(stored.get(folder, k) == v for k, v in memo.items())
     assert stored.get("", "never seen name") is None and stored.get("other", "x") is None
@@ -565,11 +638,18 @@ def test_targets_stored_in_buckets_answer_as_the_whole_table(
     for (folder, k), v in added.items():
         stored.set(folder, k, v)
         table.setdefault(folder, {})[k] = v
-    again = sidecar.Targets.stored(stored.parts())
+    chunks = stored.chunks(64)
+    assert len(chunks) == 2  # the buckets as read, and a chunk of the names added
+    again = sidecar.Targets.stored(chunks)
     for folder, memo in table.items():
         assert all(again.get(folder, k) == v for k, v in memo.items())
     assert again.whole() == table
-    assert sidecar.Targets.stored(again.parts()).whole() == table  # unchanged: as read
+    assert again.chunks(64) is chunks  # unchanged: as read
+    more = sidecar.Targets.stored(chunks)
+    more.set("", "one more", (1,))
+    table[""]["one more"] = (1,)
+    merged = more.chunks(2)  # past the limit: the buckets anew
+    assert len(merged) == 1 and sidecar.Targets.stored(merged).whole() == table
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -663,7 +743,7 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
         assert packed[-1]
         found = load_with_base(stored)
         assert found is not None
-        _, (_, base) = found
+        _, (_, base, _) = found
         seen.append((len(base["names"]), len(base["spelled"])))  # type: ignore[arg-type]
     assert seen == [(2, 2), (1, 1), (2, 2), (1, 1)]
 
@@ -1294,8 +1374,8 @@ def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
     assert (found.titles, found.paths, found.strings) == (titles, paths, ["first", "", "é\0✓"])
     (base,) = tmp_path.glob("x.summary-base-*")
     fields = marshal.loads(base.read_bytes())
-    text, ends = marshal.loads(fields["titles"])
-    fields["titles"] = marshal.dumps((text, array("i", [1, 2, 3, len(text) + 1]).tobytes()))
+    ((text, ends),) = map(marshal.loads, fields["titles"])  # one chunk
+    fields["titles"] = (marshal.dumps((text, array("i", [1, 2, 3, len(text) + 1]).tobytes())),)
     base.write_bytes(marshal.dumps(fields))
     assert read(path) is None
     save(path, Summary("stamp"))  # no topic, no text
