@@ -43,17 +43,27 @@ def unpack(data: object) -> Packed | None:
 
 
 def unpack_chunks(data: object) -> Packed | None:
-    """The items of every chunk (`pack`'s) of ``data``, a tuple of them, in one list; None if
-    it is not that."""
+    """The items of every chunk (`pack`'s) of ``data``, a tuple of them, as one list (its text
+    joined once: a summary read on every query may hold a chunk per patch since its base was
+    written); None if it is not that."""
     if type(data) is not tuple or not data:
         return None
     found = unpack(data[0])
+    if found is None or len(data) == 1:
+        return found
+    text, first, whole = found
+    parts, ends, at = [text] if first else [], array("i", first), len(text)
+    whole = whole or not first
     for chunk in data[1:]:
         more = unpack(chunk)
-        if found is None or more is None:
+        if more is None:
             return None
-        found = extended(found, split(more))
-    return found
+        if more[1]:  # a NUL before its first item, if any came before
+            shift = at + 1 if ends else 0
+            ends.extend(end + shift for end in more[1])
+            parts.append(more[0])
+            at, whole = shift + len(more[0]), whole and more[2]
+    return "\0".join(parts), ends, whole
 
 
 def item(packed: Packed, i: int) -> str:

@@ -37,7 +37,6 @@ from .packed import (
     refolded,
     split,
     unfolded,
-    unpack,
     unpack_chunks,
 )
 
@@ -54,7 +53,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 19
+FORMAT = 20
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -72,7 +71,7 @@ _LISTS = ("files", "warnings")
 #: again; a topic that comes adds a chunk to each (`append_topic`). Each is one string and
 #: where each item ends (`packed`), not a list: `stale` needs the few hundred it prints, and
 #: making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`). The
-#: mentions' texts (``strings``) are kept so in the summary's own file (`string`).
+#: mentions' texts (``strings``) are kept so too, in the base (a patch adds a few: `string`).
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
@@ -93,7 +92,7 @@ class Summary:
     `index.racy_digests` when built; ``guard``: see the module."""
 
     __slots__ = (
-        "stamp", "_titles", "_paths", "_strings", "_packed", "_grown", *_LISTS, *ARRAYS,
+        "stamp", "_titles", "_paths", "_strings", "_packed", "_from", *_LISTS, *ARRAYS,
         *_DICTS, "_names", "_read", "_base", "_folded", "partial",
     )  # fmt: skip
 
@@ -109,10 +108,10 @@ class Summary:
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
         #: The lists kept packed (`_KEPT`, ``strings``), for those not made lists yet (None in
-        #: their slot), and those of `_KEPT` grown since read, with their length as read
-        #: (`append_topic`)
+        #: their slot), and of those read, how many items and which chunks they were read from
+        #: (`save` adds a chunk of what came since: `append_topic`, `share_strings`)
         self._packed: dict[str, Packed] = {}
-        self._grown: dict[str, int] = {}
+        self._from: dict[str, tuple[int, tuple[bytes, ...]]] = {}
         self.files: list[tuple[str, str]] = []
         self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
@@ -221,6 +220,9 @@ class Summary:
         else:
             self._strings = None
             self._packed = {**self._packed, "strings": extended(other._packed["strings"], more)}
+        self._from = {k: v for k, v in self._from.items() if k != "strings"}
+        if "strings" in other._from:
+            self._from["strings"] = other._from["strings"]
 
     def append_topic(
         self, title: str, path: str | None, keys: list[str], spellings: list[str]
@@ -234,9 +236,7 @@ class Summary:
             if listed is not None:  # a copy: a patch leaves the summary it started from as is
                 setattr(self, f"_{name}", [*listed, value])
             else:
-                packed = self._packed[name]
-                self._grown = {name: len(packed[1]), **self._grown}
-                self._packed = {**self._packed, name: extended(packed, [value or ""])}
+                self._packed = {**self._packed, name: extended(self._packed[name], [value or ""])}
         self.extra, self.starts = array("b", self.extra), array("i", self.starts)
         self.extra.append(0)
         self.starts.append(self.starts[-1])
@@ -302,7 +302,7 @@ class Summary:
         copies, with their bytes as read (`save` writes them again where the lists are still
         the same)."""
         self._names, self._read, self._base = dict(other._names), other._read, other._base
-        self._folded, self._packed, self._grown = other._folded, other._packed, other._grown
+        self._folded, self._packed, self._from = other._folded, other._packed, other._from
         self._titles = None if other._titles is None else list(other._titles)
         self._paths = None if other._paths is None else list(other._paths)
 
@@ -521,15 +521,12 @@ def read(path: str) -> Summary | None:
             return None
         summary = Summary(str(data.pop("stamp")))
         extra = b"".join(base["extra"])  # type: ignore[arg-type]
-        for name in _KEPT:
+        for name in (*_KEPT, "strings"):
             packed = unpack_chunks(base[name])
-            if packed is None or len(packed[1]) != len(extra):
+            if packed is None or (name != "strings" and len(packed[1]) != len(extra)):
                 return None
             summary._packed[name] = packed
-        strings = unpack(data.pop("strings"))
-        if strings is None:
-            return None
-        summary._packed["strings"] = strings
+            summary._from[name] = len(packed[1]), base[name]  # type: ignore[assignment]
         summary._titles = summary._paths = summary._strings = None
         data["extra"] = extra
         for name, kind in ARRAYS.items():
@@ -562,23 +559,12 @@ def save(path: str, summary: Summary) -> None:
     from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
-    strings = summary._strings
-    data["strings"] = pack(strings) if strings is not None else dump(summary._packed["strings"])
     data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
     read: dict[str, Any] = summary._base[1] if summary._base else {}
     extra = grown(read.get("extra", ()), summary.extra.tobytes(), MAX_PARTS)
     base: dict[str, Any] = {"extra": extra}
-    for name in _KEPT:  # the chunks read while the list is the same, one more if it grew
-        value, was = getattr(summary, f"_{name}"), read.get(name) or ()
-        if value is None and name not in summary._grown:
-            base[name] = was
-        elif value is None:
-            packed = summary._packed[name]
-            added = [item(packed, k) for k in range(summary._grown[name], len(packed[1]))]
-            base[name] = (*was, pack(added)) if len(was) < MAX_PARTS else (dump(packed),)
-        else:
-            same = name not in summary._grown and value == summary._read.get(name)
-            base[name] = was if same else (pack([v or "" for v in value]),)
+    for name in (*_KEPT, "strings"):
+        base[name] = _list_chunks(summary, name)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
         if not isinstance(table, dict) and len(table) > MAX_PARTS:
@@ -588,3 +574,22 @@ def save(path: str, summary: Summary) -> None:
         base["folded"] = summary._folded
     data["format"] = FORMAT
     save_with_base(path, data, base, summary._base)
+
+
+def _list_chunks(summary: Summary, name: str) -> tuple[bytes, ...]:
+    """The list ``name`` as the base keeps it (`packed`): the chunks it was read from, and one
+    of the items added since, where it only grew (up to `MAX_PARTS` chunks); else one chunk."""
+    value, source = getattr(summary, f"_{name}"), summary._from.get(name)
+    if value is None:  # still packed
+        packed = summary._packed[name]
+        if source is None or len(source[1]) >= MAX_PARTS:
+            return (dump(packed),)
+        added = [item(packed, k) for k in range(source[0], len(packed[1]))]
+    else:
+        items, as_read = [v or "" for v in value], summary._read.get(name)
+        if source is None or as_read is None or len(source[1]) >= MAX_PARTS:
+            return (pack(items),)
+        if items[: source[0]] != as_read[: source[0]]:
+            return (pack(items),)
+        added = items[source[0] :]
+    return (*source[1], pack(added)) if added else source[1]

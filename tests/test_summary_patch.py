@@ -584,9 +584,9 @@ def test_a_base_that_only_grew_by_chunks_is_kept_with_them_in_the_cache_file(
 
 def test_a_topic_that_comes_keeps_the_base_files(tmp_path: Path, spy: list[Any]) -> None:
     """A new topic (a name no file used before) adds its title, path, names and folded names
-    to the summary's base, and where its names land to the side file's, as chunks, which their
-    cache files hold: the base files' hundred thousand names are not written again; the
-    summary is still the rebuild's."""
+    to the summary's base, its new texts too, and where its names land to the side file's, as
+    chunks, which their cache files hold: the base files' hundred thousand names and texts are
+    not written again; the summary is still the rebuild's."""
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
@@ -609,6 +609,9 @@ def test_a_topic_that_comes_keeps_the_base_files(tmp_path: Path, spy: list[Any])
         assert [f.read_bytes() for f in files] == before
     again = read(stored)
     assert again is not None and again.titles == found.titles and again.folded() == found.folded()
+    assert again.strings == found.strings
+    data = marshal.loads(Path(stored).read_bytes())  # what each patch writes: no text but new ones
+    assert "strings" not in data and data["_more"]["strings"]
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -1492,3 +1495,26 @@ def test_a_title_key_is_found_by_search_as_a_dict_of_every_key_finds_it(
             found = _Titles(vault, _FakeSummary(titles, packed))  # type: ignore[arg-type]
             for probe in probes:
                 assert found.get(probe) == expected.get(probe), (titles, probe, packed)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_list_kept_in_chunks_reads_back_as_one(seed: int) -> None:
+    """`packed.unpack_chunks` joins a list kept in chunks (the base's, one more per patch) in one
+    step: each item, the whole list and whether it splits at every NUL are those of the list
+    packed at once (empty chunks, empty items and items holding a NUL too)."""
+    from journal_agent.packed import item, pack, split, unpack, unpack_chunks
+
+    rng = random.Random(seed)
+    for _ in range(200):
+        items = [
+            rng.choice(["", "a", "é✓", "x\x00y", "long text " * 3]) for _ in range(rng.randrange(8))
+        ]
+        cuts = sorted(rng.randrange(len(items) + 1) for _ in range(rng.randrange(4)))
+        chunks = [items[a:b] for a, b in zip([0, *cuts], [*cuts, len(items)], strict=True)]
+        found = unpack_chunks(tuple(pack(c) for c in chunks))
+        whole = unpack(pack(items))
+        assert found is not None and whole is not None
+        assert [item(found, k) for k in range(len(items))] == items == split(found)
+        assert found[0] == whole[0] and list(found[1]) == list(whole[1])
+        assert found[2] == whole[2] or not items
+    assert unpack_chunks(()) is None and unpack_chunks((pack(["a"]), b"junk")) is None
