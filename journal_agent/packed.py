@@ -1,5 +1,6 @@
 """Lists of texts kept packed: one string, the items joined by NULs, and where each item ends;
-and kept in chunks, a topic's at a time, in the summary's base file (`cachedir.save_with_base`).
+in the summary's base file, in chunks: those a patch adds are a chunk of their own
+(`cachedir.save_with_base`), read back as one list (`unpack_chunks`).
 
 The summary keeps its page titles and paths, and its mentions' texts, so (`summary.Summary`):
 `stale` needs the few hundred it prints, and making a hundred thousand strings of a list cost
