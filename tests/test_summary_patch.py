@@ -46,7 +46,8 @@ def columns(s: Summary) -> list[Row]:
 
 
 def backdate(path: Path, seconds: float = 5) -> None:
-    """Out of the index's racy window (a file changed in the last 2 s is never trusted)."""
+    """Date the file's mtime back (its ctime, from which the index's racy window runs, stays
+    now: `conftest.past_racy` waits that out)."""
     stamp = time.time_ns() - int(seconds * 1e9)
     os.utime(path, ns=(stamp, stamp))
 
