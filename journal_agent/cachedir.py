@@ -130,21 +130,20 @@ def save_with_base(path: str, data: dict[str, object], base: Base, read: Read | 
     from pathlib import Path
 
     more = _added(read[2], base) if read is not None else None
-    if read is not None and more is not None:
-        token = read[0]
-        if not os.path.exists(_base_name(path, token)):  # another writer's may have gone
-            write_atomic(Path(_base_name(path, token)), marshal.dumps(read[2]))
-        write_atomic(Path(path), marshal.dumps({**data, "_base": token, "_more": more}))
-        return
-    token = os.urandom(8).hex()
-    write_atomic(Path(_base_name(path, token)), marshal.dumps(base))
-    write_atomic(Path(path), marshal.dumps({**data, "_base": token}))
-    folder, name = os.path.split(_base_name(path, ""))
-    with contextlib.suppress(OSError):
-        for other in os.listdir(folder):
-            if other.startswith(name) and other != name + token and not other.endswith(".tmp"):
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(folder, other))
+    kept = read if more is not None else None  # its base file, and ``more`` in the cache file
+    token = kept[0] if kept is not None else os.urandom(8).hex()
+    if kept is None or not os.path.exists(_base_name(path, token)):  # another's may have gone
+        write_atomic(
+            Path(_base_name(path, token)), marshal.dumps(base if kept is None else kept[2])
+        )
+    write_atomic(Path(path), marshal.dumps({**data, "_base": token, "_more": more or {}}))
+    if kept is None:
+        folder, name = os.path.split(_base_name(path, ""))
+        with contextlib.suppress(OSError):
+            for other in os.listdir(folder):
+                if other.startswith(name) and other != name + token and not other.endswith(".tmp"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(folder, other))
 
 
 def _added(stored: Base, base: Base) -> dict[str, tuple[bytes, ...]] | None:

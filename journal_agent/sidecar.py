@@ -124,13 +124,13 @@ class Targets:
             if self._whole is None and 0 < len(self._stored) < limit:
                 self._stored = (*self._stored, marshal.dumps(self._new))
             else:
-                self._stored = (marshal.dumps(self.parts()),)
+                self._stored = (marshal.dumps(self._parts_now()),)
             self._new, self.changed = {}, False
         return self._stored
 
-    def parts(self) -> dict[str, tuple[bytes, ...]]:
-        """The buckets to store: as read unless `changed`; where names were only added, only
-        the buckets they fall in are stored anew."""
+    def _parts_now(self) -> dict[str, tuple[bytes, ...]]:
+        """The buckets with every name added: as read unless `changed`; where names were only
+        added, only the buckets they fall in are made anew."""
         if self.changed and self._whole is not None:
             self._parts = {folder: _buckets(memo) for folder, memo in self._whole.items()}
         elif self.changed:

@@ -589,7 +589,7 @@ def _list_chunks(summary: Summary, name: str) -> tuple[bytes, ...]:
         items, as_read = [v or "" for v in value], summary._read.get(name)
         if source is None or as_read is None or len(source[1]) >= MAX_PARTS:
             return (pack(items),)
-        if items[: source[0]] != as_read[: source[0]]:
+        if items[: source[0]] != as_read[: source[0]]:  # not only grown since read
             return (pack(items),)
         added = items[source[0] :]
     return (*source[1], pack(added)) if added else source[1]
