@@ -17,7 +17,7 @@ topic as are kept. (Unchanged, the file still holds those blocks; they land on t
 no other block does, since they are as many as land now.) Other files are read as before.
 While the summary is the one they were kept with (its stamp: every file's stat), and no file
 was in the racy window then, no file has changed since: every file's kept backlinks are taken
-as they are (`Memo.unchanged`), without a check per file.
+as they are (`Memo.unchanged`), without the side file or a check per file.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ import os
 import time
 from array import array
 from collections.abc import Callable, Iterable
+from itertools import repeat
 from operator import itemgetter
 
 from .columns import positions
@@ -43,10 +44,13 @@ MEMO_MIN = 64
 #: The topics kept at most, per vault: those written last.
 MEMO_TOPICS = 8
 #: The shape of what is kept: another's is not read.
-MEMO_FORMAT = 2
-#: What is kept of a file: its stat, the names its blocks landed on the topic by, and its
-#: backlinks (`Backlink` fields).
-Kept = tuple[int, int, int, tuple[str, ...], tuple[tuple[object, ...], ...]]
+MEMO_FORMAT = 3
+#: What is kept of a file: its stat, the names its blocks landed on the topic by, its page's
+#: title, and its backlinks' lines, texts and resolutions (a hot topic has tens of thousands:
+#: columns read back in a third of the time of a tuple per backlink).
+Kept = tuple[
+    int, int, int, tuple[str, ...], str, tuple[int, ...], tuple[str, ...], tuple[bool, ...]
+]
 
 
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
@@ -64,19 +68,22 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     from .sidecar import load_side, stat_of
 
     i = summary.find(query_keys(vault)(name))
-    side = load_side(summary_path(vault)) if i is not None else None
-    if i is None or side is None or side.stamp != summary.stamp:
+    if i is None:
         return None
     topic = Topic(Page(summary.title(i), summary.path(i)))
     topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
+    kept = (memo := Memo(vault, summary, i)).unchanged(summary)
+    if kept is not None:
+        topic.backlinks += kept
+        return topic
+    side = load_side(summary_path(vault))
+    if side is None or side.stamp != summary.stamp:
+        return None
     counts = _undated_counts(side.pairs, side.spans, i)
     if any(side.own[n] == i for n in counts):
         return None  # the side file counts no mention of a page on itself
     rels = side.rels
-    memo = Memo(vault, summary, i) if len(counts) > MEMO_MIN else None
-    if memo is not None and (kept := memo.unchanged(summary, rels, counts)) is not None:
-        topic.backlinks += kept
-        return topic
+    hot = memo if len(counts) > MEMO_MIN else None
     # per folder, the names as written seen so far, and those of them that land on topic i:
     # a hot topic's files hold hundreds of thousands of mentions, each tested in C
     seen: dict[str, tuple[set[str], set[str]]] = {}
@@ -95,7 +102,7 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     read: dict[int, PageFile] = {}
     for n, count in counts.items():
         file = PageFile(rels[n], *stat_of(side, n))
-        kept = memo.take(file, count, landing) if memo else None
+        kept = hot.take(file, count, landing) if hot else None
         if kept is None:
             read[n] = file
         else:
@@ -116,13 +123,13 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         if len(lines) != counts[n]:
             return None
         found[n] = list(lines.values())
-        if memo is not None and file.changed_ns < settled:  # else an edit may keep its stat
-            memo.keep(file, by, found[n])
+        if hot is not None and file.changed_ns < settled:  # else an edit may keep its stat
+            hot.keep(file, by, page.title, found[n])
     for n in counts:  # in the listing's order, as the graph has them
         topic.backlinks += found[n]
     stamp = "" if summary.racy else summary.stamp
-    if memo is not None and (read or stamp != memo.stamp):  # kept anew, or for another summary
-        memo.save((rels[n] for n in counts), stamp)
+    if hot is not None and (read or stamp != hot.stamp):  # kept anew, or for another summary
+        hot.save((rels[n] for n in counts), stamp)
     return topic
 
 
@@ -146,21 +153,17 @@ class Memo:
         if made_by == self.made_by and type(kept) is dict and type(stamp) is str:
             self.kept, self.stamp = kept, stamp
 
-    def unchanged(
-        self, summary: Summary, rels: list[str], counts: dict[int, int]
-    ) -> list[Backlink] | None:
-        """Every file's kept backlinks, in ``counts``' order, when no file can have changed
-        since they were kept (see the module); else None."""
+    def unchanged(self, summary: Summary) -> list[Backlink] | None:
+        """Every file's kept backlinks, in listing order, when no file can have changed since
+        they were kept (see the module); else None. Kept for this very summary, they passed
+        its side file's checks then: the side file is not read."""
         if not self.stamp or self.stamp != summary.stamp or summary.racy:
             return None
         found: list[Backlink] = []
         try:
-            for n, count in counts.items():
-                kept = self.kept[rels[n]][4]
-                if len(kept) != count:
-                    return None
-                found += map(Backlink._make, kept)
-        except (KeyError, TypeError, ValueError, IndexError):  # not all kept, or damaged
+            for rel, kept in self.kept.items():
+                found += _made(rel, kept)
+        except (TypeError, ValueError, IndexError):  # damaged
             return None
         return found
 
@@ -171,16 +174,19 @@ class Memo:
         module; ``landing``: which of a file's names land on the topic); else None."""
         kept = self.kept.get(file.rel)
         try:
-            if kept is None or kept[:3] != file[1:] or len(kept[4]) != count:
+            if kept is None or kept[:3] != file[1:] or len(kept[5]) != count:
                 return None
             names = set(kept[3])
-            return list(map(Backlink._make, kept[4])) if names <= landing(file.rel, names) else None
+            return _made(file.rel, kept) if names <= landing(file.rel, names) else None
         except (TypeError, ValueError, IndexError):  # a damaged file: read as if not kept
             return None
 
-    def keep(self, file: PageFile, names: set[str], found: list[Backlink]) -> None:
-        """Keep ``found``, the backlinks of ``file`` by ``names``."""
-        self.kept[file.rel] = (*file[1:], tuple(names), tuple(map(tuple, found)))
+    def keep(self, file: PageFile, names: set[str], title: str, found: list[Backlink]) -> None:
+        """Keep ``found``, the backlinks of ``file`` (titled ``title``) by ``names``."""
+        lines = tuple(b.line for b in found)
+        texts = tuple(b.text for b in found)
+        marks = tuple(b.resolution for b in found)
+        self.kept[file.rel] = (*file[1:], tuple(names), title, lines, texts, marks)
 
     def save(self, rels: Iterable[str], stamp: str) -> None:
         """Keep what is known of the files ``rels`` (those the topic is in now), for the summary
@@ -199,6 +205,14 @@ class Memo:
                 os.unlink(old.path)
         except OSError:
             pass  # a cache that cannot be tidied only costs room
+
+
+def _made(rel: str, kept: Kept) -> list[Backlink]:
+    """The backlinks ``kept`` of the file ``rel`` (`ValueError` if they do not add up)."""
+    title, lines, texts, marks = kept[4:]
+    if type(title) is not str or not len(lines) == len(texts) == len(marks):
+        raise ValueError(rel)
+    return list(map(Backlink, repeat(None), repeat(title), repeat(rel), lines, texts, marks))
 
 
 def _undated_counts(pairs: array[int], spans: array[int], i: int) -> dict[int, int]:
