@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
-from .index import Index, each_file
+from .index import Index
 from .logseq_pages import LogseqPages
 from .outline import TASK_MARKERS, decode
 from .patterns import regex
 from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
 from .vault import PageFile, Vault
+from .workers import each_file
 
 if TYPE_CHECKING:
     from .index import _Entry as Entry

@@ -21,10 +21,10 @@ import marshal
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING
 
 from .cachedir import cache_file, write_atomic
 from .digests import blake2b, sha256
@@ -39,12 +39,10 @@ from .facts import (
 )
 from .records import Record
 from .vault import PageFile, Vault
-from .walk import Forked, can_fork
 
 if TYPE_CHECKING:
     from .walk import Stat
 
-T = TypeVar("T")
 CACHE_FORMAT = 14  # bump when PageFacts, its encoding or the scan rules change
 
 
@@ -276,75 +274,13 @@ def stored_facts(entry: _Entry) -> PageFacts | str | None:
         return None
 
 
-#: Below this many files to read, a second process costs more than it saves.
-PARALLEL_MIN = 1500
-
-
 def _scan_all(
     vault: Vault, files: list[PageFile], racy_after: int, progress: bool
 ) -> dict[str, _Entry]:
     """Scan files, on every core when there are many (a cold index of a large vault)."""
+    from .workers import each_file
+
     return each_file(vault, files, partial(_fresh_entry, racy_after=racy_after), progress)
-
-
-def each_file(
-    vault: Vault,
-    files: list[PageFile],
-    work: Callable[[Vault, PageFile], T],
-    progress: bool = False,
-) -> dict[str, T]:
-    """``work(vault, file)`` of each file, by path, on every core when there are many files:
-    this process takes every n-th file and forked children the rest (their results come back
-    pickled, once each: keep them small). This process works too: on two cores, one that waits
-    for two children took a tenth longer. Not a `multiprocessing` pool: its threads, taking
-    each chunk's results as they came, slowed this process's own share by a fifth."""
-    workers = min(os.cpu_count() or 1, 8, len(files) // (PARALLEL_MIN // 2) or 1)
-    if workers < 2 or not can_fork():
-        workers = 1
-    shares = [files[k::workers] for k in range(workers)]  # a share of each kind: journals cost more
-    reporter = _Progress(len(files)) if progress else None
-    out: dict[str, T] = {}
-    with contextlib.ExitStack() as children:
-        forked = [
-            children.enter_context(Forked(partial(_share, vault, work, s))) for s in shares[1:]
-        ]
-        for n, (rel, found) in enumerate(_share_here(vault, work, shares[0])):
-            out[rel] = found
-            if reporter:
-                reporter.update(n * workers)  # the children's shares go as fast
-        for child, share in zip(forked, shares[1:], strict=True):
-            out.update(_child_share(child, vault, work, share))
-    if reporter:
-        reporter.done()
-    return out
-
-
-def _share(vault: Vault, work: Callable[[Vault, PageFile], Any], files: list[PageFile]) -> bytes:
-    """A forked child's part of `each_file`, pickled."""
-    import pickle
-
-    return pickle.dumps(dict(_share_here(vault, work, files)), pickle.HIGHEST_PROTOCOL)
-
-
-def _child_share(
-    child: Forked, vault: Vault, work: Callable[[Vault, PageFile], T], files: list[PageFile]
-) -> dict[str, T]:
-    """A child's part as it sent it; made here where it failed (its error raised here)."""
-    import pickle
-
-    try:
-        found: dict[str, T] = pickle.loads(child.result())
-    except Exception:  # noqa: BLE001 - nothing, or not all of it, came
-        found = dict(_share_here(vault, work, files))
-    return found
-
-
-def _share_here(
-    vault: Vault, work: Callable[[Vault, PageFile], T], files: list[PageFile]
-) -> Iterator[tuple[str, T]]:
-    with paused_gc():
-        for f in files:
-            yield f.rel, work(vault, f)
 
 
 _TRANSIENT = "\x00"  # marks a warning caused by an I/O error rather than by the file's content
@@ -406,19 +342,3 @@ def _write_cache(path: Path, fingerprint: str, entries: dict[str, _Entry]) -> No
     write_atomic(path, marshal.dumps({"fingerprint": fingerprint, "files": entries}))
     with contextlib.suppress(OSError):  # the pickled cache of earlier versions
         path.with_suffix(".pickle").unlink(missing_ok=True)
-
-
-class _Progress:
-    """A one-line progress count on stderr, only when stderr is a terminal."""
-
-    def __init__(self, total: int) -> None:
-        self.total = total
-        self.enabled = sys.stderr.isatty()
-
-    def update(self, n: int) -> None:
-        if self.enabled and n % 250 == 0:
-            print(f"\rjournal-agent: indexing {n}/{self.total} pages", end="", file=sys.stderr)
-
-    def done(self) -> None:
-        if self.enabled:
-            print(f"\rjournal-agent: indexed {self.total} pages{' ' * 10}", file=sys.stderr)

@@ -14,7 +14,7 @@ from operator import itemgetter
 
 TYPE_CHECKING = False  # not typing's: importing typing costs more than listing a small vault
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`: path, changed, size, inode
     Rules = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
@@ -187,15 +187,20 @@ def _stat_split(
 
 class Forked:
     """The bytes ``job()`` makes in a forked child while this process goes on: `result` reads
-    them (fewer or none if the child failed, or could not be forked). Use it as a context: on
-    leaving, the pipe is closed (a child blocked on a full pipe fails its write and leaves) and
-    the child waited for, or, on an error here, ended first (its work is not wanted). The child
-    leaves at once, whatever happens, running nothing of this process's (no exit handler, no
-    buffered output flushed twice)."""
+    them (fewer or none if the child failed, or could not be forked). A job may also make its
+    bytes piece by piece (an iterator of bytes), each sent as it comes, which `available`
+    takes without waiting; ``room``: how many bytes the pipe may hold before the child waits
+    for this process to read (Linux's `F_SETPIPE_SZ`; else the system's). Use it as a
+    context: on leaving, the pipe is closed (a child blocked on a full pipe fails its write and
+    leaves) and the child waited for, or, on an error here, ended first (its work is not
+    wanted). The child leaves at once, whatever happens, running nothing of this process's (no
+    exit handler, no buffered output flushed twice)."""
 
-    def __init__(self, job: Callable[[], bytes]) -> None:
+    def __init__(self, job: Callable[[], bytes | Iterator[bytes]], room: int = 0) -> None:
         self.pid, self.pipe = 0, None
         read_end, write_end = os.pipe()
+        if room:
+            _widen(write_end, room)
         try:
             pid = os.fork()
         except OSError:
@@ -205,16 +210,34 @@ class Forked:
         if pid == 0:
             try:
                 os.close(read_end)
-                view = memoryview(job())
-                while view:
-                    view = view[os.write(write_end, view) :]
+                made = job()
+                for piece in [made] if isinstance(made, bytes) else made:
+                    view = memoryview(piece)
+                    while view:
+                        view = view[os.write(write_end, view) :]
             finally:
                 os._exit(0)
         os.close(write_end)  # before any other child is forked: it would keep the pipe open
         self.pid, self.pipe = pid, open(read_end, "rb")
 
     def result(self) -> bytes:
+        """Every byte the child sends from now on, once it has ended."""
         return self.pipe.read() if self.pipe is not None else b""
+
+    def available(self) -> bytes:
+        """The bytes the child has sent and this process not read yet, without waiting."""
+        if self.pipe is None:
+            return b""
+        fd, pieces = self.pipe.fileno(), []
+        os.set_blocking(fd, False)
+        try:
+            while piece := os.read(fd, ROOM_READ):
+                pieces.append(piece)
+        except BlockingIOError:
+            pass  # nothing more yet
+        finally:
+            os.set_blocking(fd, True)
+        return b"".join(pieces)
 
     def __enter__(self) -> Forked:
         return self
@@ -231,6 +254,20 @@ class Forked:
                 except OSError:
                     pass  # gone already
             os.waitpid(self.pid, 0)
+
+
+#: The most bytes `Forked.available` reads at once.
+ROOM_READ = 1 << 20
+
+
+def _widen(fd: int, room: int) -> None:
+    """Let the pipe ``fd`` hold ``room`` bytes, where the system allows it."""
+    import fcntl
+
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, room)
+    except (AttributeError, OSError):
+        pass  # a smaller pipe: the child waits for this process's reads more often
 
 
 #: The size `_stat_numbers` gives a file whose stat failed (its change time is the error number).

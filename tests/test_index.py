@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -662,16 +663,18 @@ def test_the_summary_is_not_trusted_after_a_change(logseq_vault: Path) -> None:
 
 
 @pytest.mark.parametrize("cores", [2, 3])
+@pytest.mark.parametrize("chunk", [1, 3, 10_000])
 def test_a_parallel_cold_scan_equals_a_serial_one(
-    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, cores: int
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, cores: int, chunk: int
 ) -> None:
     """A large cold index is scanned by this process and forked workers, each taking every
-    n-th file; the result must be the same."""
-    import journal_agent.index as index_module
+    n-th file, the children sending theirs a chunk at a time; the result must be the same."""
+    from journal_agent import workers
     from journal_agent.walk import can_fork
 
     serial = load_index(open_vault(logseq_vault), use_cache=False)
-    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "CHUNK", chunk)
     monkeypatch.setattr(os, "cpu_count", lambda: cores)
     assert can_fork()  # so the workers really run
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
@@ -679,31 +682,104 @@ def test_a_parallel_cold_scan_equals_a_serial_one(
     assert parallel.rescanned == serial.rescanned == FILES
 
 
-@pytest.mark.parametrize("sends", ["nothing", "a cut pickle", "an error"])
-def test_a_child_that_fails_has_its_share_scanned_here(
+@pytest.mark.parametrize("sends", ["nothing", "a cut chunk", "an error", "a wrong chunk"])
+def test_a_child_that_fails_has_its_chunks_scanned_here(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, sends: str
 ) -> None:
-    """A forked child that fails sends nothing, or part of its pickle: this process scans
-    that share itself, and no child is left behind."""
-    import journal_agent.index as index_module
+    """A forked child that fails sends nothing, part of a chunk, or a chunk that is not one:
+    this process scans those chunks itself, and no child is left behind."""
+    from journal_agent import workers
     from journal_agent.walk import can_fork
 
     serial = load_index(open_vault(logseq_vault), use_cache=False)
-    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "CHUNK", 2)
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     assert can_fork()
-    share = index_module._share
+    child = workers._Shares._child
 
-    def failing(*args: Any) -> bytes:  # runs in the children only
+    def failing(shares: Any, k: int) -> Iterator[bytes]:  # runs in the children only
+        frames = child(shares, k)
+        if sends == "nothing":
+            return
+        yield next(frames)  # one whole chunk
         if sends == "an error":
             raise OSError("the child's own failure")
-        return share(*args)[:-7] if sends == "a cut pickle" else b""
+        if sends == "a wrong chunk":
+            yield workers._FRAME.pack(k, 1, 5) + b"12345"
+        else:
+            yield next(frames)[:-7]
 
-    monkeypatch.setattr(index_module, "_share", failing)
+    monkeypatch.setattr(workers._Shares, "_child", failing)
     parallel = load_index(open_vault(logseq_vault), use_cache=False)
     assert parallel.files == serial.files and parallel.warnings == serial.warnings
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
+
+
+@pytest.mark.parametrize("slow", ["the child", "this process"])
+def test_the_chunks_a_slow_process_has_not_begun_are_done_by_the_other(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch, slow: str
+) -> None:
+    """This process, done with its own share, takes over a child's last chunks that the child
+    has not begun, instead of waiting for it, and a child done first takes over this process's
+    the same way: the results are the same, and the slow one stops early."""
+    from journal_agent import workers
+    from journal_agent.vault import PageFile
+
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "CHUNK", 1)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    vault = open_vault(logseq_vault)
+    files = [PageFile._make(stat) for stat in vault.listing([])]
+    here, done_here = os.getpid(), []
+
+    def work(_vault: Any, file: PageFile) -> str:
+        if os.getpid() == here:
+            done_here.append(file.rel)
+        if (os.getpid() == here) == (slow == "this process"):
+            time.sleep(0.2)  # a process on a busy core
+        return file.rel.upper()
+
+    started = time.monotonic()
+    found = workers.each_file(vault, files, work)
+    took = time.monotonic() - started
+    assert found == {f.rel: f.rel.upper() for f in files}
+    mine = len(files[0::2])
+    if slow == "the child":  # most of the child's share done here
+        assert len(done_here) > mine + (len(files) - mine) // 2
+    else:  # most of this process's share done by the child
+        assert len(done_here) < mine // 2 + 1
+    assert took < 0.2 * len(files) / 4
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+
+
+def test_chunks_are_read_back_whatever_pieces_the_pipe_gives() -> None:
+    """A child's frames arrive in pieces of any size: each is taken once it is whole."""
+    import random
+
+    from journal_agent.workers import _FRAME, frames_in
+
+    rng = random.Random(7)
+    for _ in range(200):
+        sent = [
+            (rng.randint(0, 3), n, rng.randbytes(rng.choice([0, 1, 5, 300])))
+            for n in range(rng.randint(0, 6))
+        ]
+        stream = b"".join(_FRAME.pack(k, n, len(data)) + data for k, n, data in sent)
+        got, pending, at = [], bytearray(), 0
+        while at < len(stream) or pending:
+            step = rng.randint(0, 40)
+            pending += stream[at : at + step]
+            at += step
+            done, frames = frames_in(pending)
+            got += frames
+            del pending[:done]
+            if at >= len(stream):
+                assert not pending
+                break
+        assert got == sent
 
 
 def test_an_error_here_ends_the_children_at_once(
@@ -711,10 +787,10 @@ def test_an_error_here_ends_the_children_at_once(
 ) -> None:
     """When this process's own share fails, the children's work is not wanted: they are ended,
     not waited for, and none is left behind."""
-    import journal_agent.index as index_module
+    from journal_agent import workers
     from journal_agent.vault import PageFile
 
-    monkeypatch.setattr(index_module, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(workers, "PARALLEL_MIN", 4)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     vault = open_vault(logseq_vault)
     files = [PageFile._make(stat) for stat in vault.listing([])]
@@ -727,7 +803,7 @@ def test_an_error_here_ends_the_children_at_once(
 
     started = time.monotonic()
     with pytest.raises(RuntimeError, match="share failed"):
-        index_module.each_file(vault, files, work)
+        workers.each_file(vault, files, work)
     assert time.monotonic() - started < 30
     with pytest.raises(ChildProcessError):
         os.waitpid(-1, os.WNOHANG)
