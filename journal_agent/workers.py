@@ -76,7 +76,7 @@ class _Shares(Generic[T]):
 
     def run(self, progress: bool) -> dict[str, T]:
         """Every file's result: this process's share, then the children's last chunks."""
-        reporter = _Progress(self.starts[-1] * CHUNK) if progress else None
+        reporter = _Progress(sum(len(c) for chunks in self.chunks for c in chunks), progress)
         with contextlib.ExitStack() as stack:
             stack.callback(self.claims.close)
             for k in range(1, len(self.chunks)):
@@ -85,8 +85,7 @@ class _Shares(Generic[T]):
             for n in range(len(self.chunks[0])):
                 if not self._do(0, n):
                     break
-                if reporter:
-                    reporter.update((n + 1) * CHUNK * len(self.chunks))  # all go as fast
+                reporter.update((n + 1) * CHUNK * len(self.chunks))  # all go as fast
             for k in range(1, len(self.chunks)):
                 for n in reversed(range(len(self.chunks[k]))):
                     if not self._do(k, n):
@@ -99,8 +98,7 @@ class _Shares(Generic[T]):
                 out.update(
                     dict(_share_here(self.vault, self.work, files)) if found is None else found
                 )
-        if reporter:
-            reporter.done()
+        reporter.done()
         return out
 
     def _do(self, k: int, n: int) -> bool:
@@ -172,14 +170,15 @@ def _share_here(
 
 
 class _Progress:
-    """A one-line progress count on stderr, only when stderr is a terminal."""
+    """A one-line progress count on stderr, if asked for and stderr is a terminal."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, wanted: bool) -> None:
         self.total = total
-        self.enabled = sys.stderr.isatty()
+        self.enabled = wanted and sys.stderr.isatty()
 
     def update(self, n: int) -> None:
         if self.enabled:
+            n = min(n, self.total)
             print(f"\rjournal-agent: indexing {n}/{self.total} pages", end="", file=sys.stderr)
 
     def done(self) -> None:
