@@ -39,7 +39,6 @@ from .facts import (
 )
 from .records import Record
 from .vault import PageFile, Vault
-from .workers import each_file
 
 if TYPE_CHECKING:
     from .walk import Stat
@@ -279,6 +278,8 @@ def _scan_all(
     vault: Vault, files: list[PageFile], racy_after: int, progress: bool
 ) -> dict[str, _Entry]:
     """Scan files, on every core when there are many (a cold index of a large vault)."""
+    from .workers import each_file  # not at the top: warm runs need neither it nor pickle
+
     return each_file(vault, files, partial(_fresh_entry, racy_after=racy_after), progress)
 
 

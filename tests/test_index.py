@@ -821,3 +821,14 @@ def test_the_digests_are_hashlibs() -> None:
         ours, theirs = digests.blake2b(data, digest_size=16), hashlib.blake2b(data, digest_size=16)
         assert ours.digest() == theirs.digest()
     assert digests.sha256(b"abc").hexdigest().startswith("ba7816bf8f01cfea")  # FIPS 180-2
+
+
+def test_warm_runs_import_neither_the_workers_nor_pickle() -> None:
+    """The many-file scan (`workers`: pickle, mmap) is imported when it runs, not with the
+    library: a timeline, an append or a hook on a warm cache never scans many files."""
+    code = (
+        "import sys, journal_agent.api, journal_agent.index, journal_agent.loop;"
+        " print(sorted({'journal_agent.workers', 'pickle', 'mmap'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
