@@ -72,7 +72,8 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
         return None
     topic = Topic(Page(summary.title(i), summary.path(i)))
     topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
-    kept = (memo := Memo(vault, summary, i)).unchanged(summary)
+    memo = Memo(vault, summary, i)
+    kept = memo.unchanged(summary)
     if kept is not None:
         topic.backlinks += kept
         return topic

@@ -68,6 +68,7 @@ class _Shares(Generic[T]):
         self, vault: Vault, work: Callable[[Vault, PageFile], T], shares: list[list[PageFile]]
     ) -> None:
         self.vault, self.work = vault, work
+        self.total = sum(map(len, shares))
         self.chunks = [[s[i : i + CHUNK] for i in range(0, len(s), CHUNK)] for s in shares]
         self.starts = list(accumulate(map(len, self.chunks), initial=0))
         self.claims = mmap.mmap(-1, self.starts[-1] or 1)  # anonymous: shared across a fork
@@ -76,7 +77,7 @@ class _Shares(Generic[T]):
 
     def run(self, progress: bool) -> dict[str, T]:
         """Every file's result: this process's share, then the children's last chunks."""
-        reporter = _Progress(sum(len(c) for chunks in self.chunks for c in chunks), progress)
+        reporter = _Progress(self.total, progress)
         with contextlib.ExitStack() as stack:
             stack.callback(self.claims.close)
             for k in range(1, len(self.chunks)):
