@@ -76,9 +76,10 @@ def write_atomic(path: Path, data: bytes) -> None:
 #: file of their own beside it, named by a token the cache file holds, so that most writes of the
 #: cache (a journal edit's patch) leave those bytes where they are. Both files are marshalled
 #: dicts; a base's values are bytes, or tuples of bytes (*chunks*) its owner makes and reads.
-#: A field that only grew by chunks (a topic added: its title, its names) keeps the base file:
-#: the chunks added go in the cache file (its ``_more``), until they outweigh `MORE_SHARE` of
-#: the base (a hundred thousand titles are not written again for one more).
+#: A field whose chunks only grew in number or changed a few (a topic added: its title, its
+#: names; a page added: the segment of the listing it falls in) keeps the base file: the chunks
+#: added or changed go in the cache file (its ``_more``: by their place), until they outweigh
+#: `MORE_SHARE` of the base (a hundred thousand titles are not written again for one more).
 Base = dict[str, object]
 #: A base as read: its token, its fields with the chunks the cache file adds, and its fields as
 #: its own file holds them.
@@ -100,7 +101,7 @@ def load_with_base(path: str) -> tuple[dict[str, object], Read] | None:
         try:
             with open(path, "rb") as handle:
                 data = marshal.loads(handle.read())
-            token, more = data.pop("_base"), data.pop("_more", {})
+            token, more = data.pop("_base"), data.pop("_more")
             with open(_base_name(path, token), "rb") as handle:
                 base = marshal.loads(handle.read())
         except FileNotFoundError:
@@ -114,16 +115,21 @@ def load_with_base(path: str) -> tuple[dict[str, object], Read] | None:
         merged = dict(base)
         for name, chunks in more.items():
             kept = base.get(name)
-            if type(chunks) is not tuple or type(kept) is not tuple:
+            if type(chunks) is not dict or type(kept) is not tuple:
                 return None
-            merged[name] = kept + chunks
+            fields = list(kept)
+            for at in sorted(chunks):  # changed in place, or one more at the end
+                if type(at) is not int or not 0 <= at <= len(fields):
+                    return None
+                fields[at : at + 1] = [chunks[at]]
+            merged[name] = tuple(fields)
         return data, (token, merged, base)
     return None
 
 
 def save_with_base(path: str, data: dict[str, object], base: Base, read: Read | None) -> None:
     """Write the cache file ``data`` at ``path`` with the base ``base``: the base file read
-    (``read``) where its fields are the same or only grew by a few chunks (`_added`), else a
+    (``read``) where its fields are the same or differ by a few chunks (`_added`), else a
     new one, written first (a reader never finds a cache file whose base is not there yet);
     the older bases go once the cache file no longer names them."""
     import marshal
@@ -146,20 +152,26 @@ def save_with_base(path: str, data: dict[str, object], base: Base, read: Read | 
                         os.unlink(os.path.join(folder, other))
 
 
-def _added(stored: Base, base: Base) -> dict[str, tuple[bytes, ...]] | None:
-    """The chunks by which ``base``'s fields grew from those ``stored`` in a base file, if none
-    changed otherwise and they are few (`MORE_SHARE`); else None."""
+def _added(stored: Base, base: Base) -> dict[str, dict[int, bytes]] | None:
+    """The chunks, by their place, by which ``base``'s fields differ from those ``stored`` in a
+    base file (changed, or more at the end), if none differs otherwise (a field that is not
+    chunks, or has fewer) and they are few (`MORE_SHARE`); else None."""
     if stored.keys() != base.keys():
         return None
-    more: dict[str, tuple[bytes, ...]] = {}
+    more: dict[str, dict[int, bytes]] = {}
     for name, value in base.items():
         was = stored[name]
         if value is was or value == was:
             continue
-        if type(value) is not tuple or type(was) is not tuple or value[: len(was)] != was:
+        if type(value) is not tuple or type(was) is not tuple or len(value) < len(was):
             return None
-        more[name] = value[len(was) :]
-    size, whole = sum(map(_size, more.values())), sum(map(_size, stored.values()))
+        more[name] = {
+            at: chunk
+            for at, chunk in enumerate(value)
+            if at >= len(was) or (chunk is not was[at] and chunk != was[at])
+        }
+    size = sum(_size(tuple(chunks.values())) for chunks in more.values())
+    whole = sum(map(_size, stored.values()))
     return more if size <= max(MORE_MIN, whole * MORE_SHARE) else None
 
 

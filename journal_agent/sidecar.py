@@ -17,6 +17,7 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
+from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import walk
@@ -25,6 +26,7 @@ from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .records import Record
+from .segments import came_and_gone, cut, decode, encode, paths_between, resized, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
 
 if TYPE_CHECKING:
@@ -190,11 +192,11 @@ def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
 class Sidecar(Record):
     """What patching a summary needs beyond the summary itself."""
 
-    _cached = ("as_read", "_rels")  # the base file read; the paths split out
+    _cached = ("as_read", "_rels", "sizes")  # the base file read; the paths split out
     __slots__ = (
         "base",
         "stamp",
-        "rel_blocks",
+        "segments",
         "stats",
         "blocks",
         "targets",
@@ -209,16 +211,18 @@ class Sidecar(Record):
         "pairs",
         "as_read",
         "_rels",
+        "sizes",
     )
 
     def __init__(
         self,
         base: str,  # the settings and exclusions the summary was built for
         stamp: str,  # the summary it belongs to
-        #: every page file, in `Vault.page_files` order: the paths of each `walk.BLOCK` files
-        #: joined by NULs, so a patch compares only the blocks whose digest changed
-        #: (`same_rels`), and the whole list is split out only where it is used (`rels`)
-        rel_blocks: list[str],
+        #: every page file, in `Vault.page_files` order: the paths of each segment of the
+        #: listing (`segments`) joined by NULs, so a patch compares only the paths of the
+        #: blocks whose digest changed (`same_rels`), and the whole list is split out only
+        #: where it is used (`rels`)
+        segments: list[str],
         stats: array[int],  # and its changed_ns, size, inode, three numbers a file
         blocks: list[bytes],  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
         targets: Targets,  # where each name as written lands
@@ -239,7 +243,7 @@ class Sidecar(Record):
     ) -> None:
         self.base = base
         self.stamp = stamp
-        self.rel_blocks = rel_blocks
+        self.segments = segments
         self.stats = stats
         self.blocks = blocks
         self.targets = targets
@@ -254,12 +258,13 @@ class Sidecar(Record):
         self.pairs = pairs
         self.as_read = as_read
         self._rels: list[str] | None = None
+        self.sizes = sizes_of(segments)  # files per segment (`relist` keeps them with `rels`)
 
     @property
     def rels(self) -> list[str]:
-        """Every page file, in listing order (split from `rel_blocks` when first asked for)."""
+        """Every page file, in listing order (split from `segments` when first asked for)."""
         if self._rels is None:
-            self._rels = [rel for block in self.rel_blocks for rel in block.split("\0")]
+            self._rels = [rel for segment in self.segments for rel in segment.split("\0")]
         return self._rels
 
     def same_rels(self, files: Sequence[Stat]) -> bool:
@@ -269,12 +274,13 @@ class Sidecar(Record):
         if self._rels is not None:
             return self._rels == [f[0] for f in files]
         now, size = walk.blocks(files), walk.BLOCK
-        if len(now) != len(self.blocks):
+        if len(files) != sum(self.sizes):
             return False
         for b, (digest, was) in enumerate(zip(now, self.blocks, strict=True)):
             if digest != was:
-                paths = "\0".join(f[0] for f in files[b * size : (b + 1) * size])
-                if paths != self.rel_blocks[b]:
+                lo, hi = b * size, min((b + 1) * size, len(files))
+                paths = [f[0] for f in files[lo:hi]]
+                if paths != paths_between(self.segments, self.sizes, lo, hi):
                     return False
         return True
 
@@ -425,7 +431,7 @@ def remember(
     side = Sidecar(
         base,
         summary.stamp,
-        _joined(rels),
+        _segments(rels, cut([len(rels)])),
         file_stats(files),
         walk.blocks(files),
         Targets(targets),
@@ -442,30 +448,29 @@ def remember(
     save_side(summary_path, side)
 
 
-def _joined(rels: list[str]) -> list[str]:
-    size = walk.BLOCK
-    return ["\0".join(rels[start : start + size]) for start in range(0, len(rels), size)]
+def _segments(rels: list[str], sizes: list[int]) -> list[str]:
+    starts = list(accumulate(sizes, initial=0))
+    return ["\0".join(rels[lo:hi]) for lo, hi in pairwise(starts)]
 
 
 #: The side file's fields kept in its base file (`cachedir.save_with_base`), as bytes: the
 #: costly ones (a tenth of a second each way at 100,000 files), which a journal edit's patch
-#: does not change, so it writes neither them nor their bytes again.
-_BASE = ("rel_blocks", "targets", "heads", "own", "spans", "pairs")
-_ARRAYS = {"stats": "Q", "own": "i", "spans": "i", "pairs": "i"}
+#: does not change, so it writes neither them nor their bytes again: where names land, and the
+#: per-file tables (paths, heads, topics, undated mentions) a chunk per segment (`segments`).
+_TABLES = ("segments", "heads", "own", "spans", "pairs")
 
 
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
+    if side._rels is not None:  # split out, and maybe changed (`relist`)
+        side.sizes = cut(side.sizes)
+        side.segments = _segments(side._rels, side.sizes)
     fields = side._asdict()
-    read, rels = fields.pop("as_read"), fields.pop("_rels")
-    was: Base = read[1] if read else {}
-    if rels is not None:  # split out, and maybe changed (`relist`)
-        fields["rel_blocks"] = marshal.dumps(_joined(rels))
-    else:
-        fields["rel_blocks"] = was.get("rel_blocks") or marshal.dumps(side.rel_blocks)
-    fields["targets"] = side.targets.chunks(MAX_PARTS)
-    fields.update((name, getattr(side, name).tobytes()) for name in _ARRAYS)
-    base = {name: fields.pop(name) for name in _BASE}
+    read = fields.pop("as_read")
+    for name in ("_rels", "sizes", "targets", *_TABLES):
+        del fields[name]
+    fields["stats"] = side.stats.tobytes()
+    base: Base = {"targets": side.targets.chunks(MAX_PARTS), "files": encode(side, side.sizes)}
     save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read)
 
 
@@ -478,15 +483,13 @@ def load_side(summary_path: str) -> Sidecar | None:
     fields, read = found
     base = read[1]
     try:
-        if fields.pop("format") != FORMAT:
+        if fields.pop("format") != FORMAT or base.keys() != {"targets", "files"}:
             return None
-        fields.update(base)
-        fields["rel_blocks"] = marshal.loads(fields["rel_blocks"])  # type: ignore[arg-type]
-        fields["targets"] = Targets.stored(fields["targets"])
-        for name, kind in _ARRAYS.items():
-            column = array(kind)
-            column.frombytes(fields[name])  # type: ignore[arg-type]
-            fields[name] = column
+        fields.update(zip(_TABLES, decode(base["files"]), strict=True))
+        fields["targets"] = Targets.stored(base["targets"])
+        stats = array("Q")
+        stats.frombytes(fields["stats"])  # type: ignore[arg-type]
+        fields["stats"] = stats
         side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
@@ -502,7 +505,7 @@ def _complete(side: Sidecar) -> bool:
     kinds = {
         "base": str,
         "stamp": str,
-        "rel_blocks": list,
+        "segments": list,
         "stats": array,
         "blocks": list,
         "targets": Targets,
@@ -517,12 +520,18 @@ def _complete(side: Sidecar) -> bool:
         "pairs": array,
         "as_read": type(None),
         "_rels": type(None),
+        "sizes": list,
     }
     fields = side._asdict()
+    files = sum(side.sizes)
     return (
         fields.keys() == kinds.keys()
         and all(isinstance(fields[k], t) for k, t in kinds.items())
-        and len(side.rel_blocks) == len(side.blocks)  # one block of paths per digest
+        and len(side.blocks) == -(-files // walk.BLOCK)  # a digest per block of files
+        and len(side.stats) == 3 * files
+        and len(side.heads) == HEAD * files
+        and len(side.own) == files == len(side.spans) - 1
+        and side.spans[-1] * 2 == len(side.pairs)
     )
 
 
@@ -549,7 +558,9 @@ def relist(
     if any(rel in side.marked for rel in gone):
         return None
     heads, width, dropped = bytearray(side.heads), 3, []
-    for n in reversed([bisect_left(side.rels, rel) for rel in gone]):  # both in path order
+    went = [bisect_left(side.rels, rel) for rel in gone]  # both in path order
+    side.sizes = resized(side.sizes, went, [bisect_left(rels, rel) for rel in came])
+    for n in reversed(went):
         lo, hi = side.spans[n], side.spans[n + 1]
         own = heads[n * HEAD : (n + 1) * HEAD]
         if vault.date_of(side.rels[n]) is None:
@@ -572,26 +583,3 @@ def relist(
     side.heads = bytes(heads)
     journals = [rel for rel in gone if vault.date_of(rel) is not None]
     return (came, journals, dropped) if side.rels == rels else None
-
-
-def came_and_gone(
-    before: list[str], after: list[str], run: int = 1024
-) -> tuple[list[str], list[str]]:
-    """The paths only ``after`` holds and those only ``before`` holds, of two listings in path
-    order: their common head and tail are compared ``run`` paths at a time, in C, and sets are
-    made of what lies between (sets of every path cost 50 ms at 100,000 files)."""
-    head, room = 0, min(len(before), len(after))
-    while head < room and before[head : head + run] == after[head : head + run]:
-        head += run
-    while head < room and before[head] == after[head]:
-        head += 1
-    tail, b, a = 0, len(before), len(after)
-    while tail < room - head:
-        k = min(run, room - head - tail)
-        if before[b - tail - k : b - tail] != after[a - tail - k : a - tail]:
-            break
-        tail += k
-    while tail < room - head and before[b - 1 - tail] == after[a - 1 - tail]:
-        tail += 1
-    was, now = set(before[head : b - tail]), set(after[head : a - tail])
-    return sorted(now - was), sorted(was - now)

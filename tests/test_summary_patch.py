@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import itertools
 import marshal
 import os
 import random
@@ -15,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent import sidecar, summary_patch, walk
+from journal_agent import segments, sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph
 from journal_agent.summary import Summary, read, summary_path
@@ -386,12 +387,16 @@ def test_a_sidecar_of_another_shape_is_rebuilt_not_read(
     assert spy == ([] if damage == "a bucket" else [None])  # a bucket raises, met by a rebuild
 
 
-def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
+def test_a_journal_edit_writes_neither_base_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A journal edit changes neither the listing, nor where names land, nor the topics: the
     base files of the summary and its side file (a hundred thousand names, paths and targets
-    at 100,000 files) stay as they are, and only the small files beside them are written; a
-    page that came changes the listing and adds a topic: both bases are written anew, the
-    old ones removed, and the side file's paths follow the listing."""
+    at 100,000 files) stay as they are, and only the small files beside them are written. A
+    page that comes, or a new day's journal page, changes the listing: the side file's base
+    stays too (its paths follow the listing, the segment the page falls in is written beside
+    it), and so does the summary's once it holds the folded names the first page added made."""
+    monkeypatch.setattr(segments, "SEGMENT", 8)  # the pages fall in different segments
     root = rich_vault(tmp_path / "v", days=30)
     backdate_all(root)
     cached(root)
@@ -402,7 +407,7 @@ def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
 
     def paths() -> list[str]:
         side = sidecar.load_side(summary_path(Query.of(root, AS_OF, None, True).vault))
-        assert side is not None
+        assert side is not None and len(side.segments) > 2
         return side.rels
 
     before = bases()
@@ -412,14 +417,18 @@ def test_a_journal_edit_writes_neither_base_file_again(tmp_path: Path) -> None:
     backdate(day)
     assert columns(cached(root)) == columns(rebuilt(root))
     assert bases() == before
-    page = root / "pages" / "Brand New.md"
-    page.write_text("- about [[Topic 01]]\n")
-    backdate(page)
-    assert columns(cached(root)) == columns(rebuilt(root))
-    after = bases()
-    assert len(after) == 2 and not after.keys() & before.keys()
-    listed = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
-    assert "pages/Brand New.md" in listed and paths() == listed
+    side_base = {k: v for k, v in before.items() if "-side-" in k}
+    added = ["pages/Brand New.md", "journals/2026_11_30.md", "pages/Aa New.md", "pages/Zz New.md"]
+    for n, rel in enumerate(added):
+        (root / rel).write_text(f"- about [[Topic 01]] {n}\n")
+        backdate(root / rel)
+        assert columns(cached(root)) == columns(rebuilt(root))
+        assert side_base.items() <= bases().items(), rel
+        if n == 0:
+            before = bases()
+        assert bases() == before, rel
+        listed = sorted(str(p.relative_to(root)) for p in root.rglob("*.md"))
+        assert rel in listed and paths() == listed
 
 
 def test_the_folded_names_a_new_days_page_is_looked_for_in_follow_the_topics(
@@ -547,13 +556,14 @@ def test_a_kept_base_that_another_writer_removed_is_written_again(tmp_path: Path
     assert cachedir.load_with_base(path) == ({"v": 2}, read[1])
 
 
-def test_a_base_that_only_grew_by_chunks_is_kept_with_them_in_the_cache_file(
+def test_a_base_whose_chunks_grew_or_changed_a_few_is_kept_with_them_in_the_cache_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A base whose fields are the same or only grew by chunks (tuples of bytes with more at
-    their end) is not written again: the chunks added go in the cache file, read back after
-    the base's; any other change, or chunks outweighing `cachedir.MORE_SHARE` of the base,
-    writes a new base (and removes the old)."""
+    """A base whose fields are the same or differ only by chunks (tuples of bytes with more at
+    their end, or some replaced in place) is not written again: those chunks go in the cache
+    file by their place, read back over the base's; any other change (a field that is not
+    chunks, fewer chunks, another field), or chunks outweighing `cachedir.MORE_SHARE` of the
+    base, writes a new base (and removes the old)."""
     from journal_agent import cachedir
 
     path = str(tmp_path / "c.summary")
@@ -568,19 +578,41 @@ def test_a_base_that_only_grew_by_chunks_is_kept_with_them_in_the_cache_file(
         assert found is not None and found[1][1] == base
         return found[1]
 
-    first = saved({"t": (b"a" * 100,), "x": b"xx"})
+    first = saved({"t": (b"a" * 100, b"q"), "x": b"xx"})
     assert bases() == [f"c.summary-base-{first[0]}"]
-    for more in ([b"b"], [b"b", b"c"], [b"b", b"c", b"d"]):
-        read = saved({"t": (b"a" * 100, *more), "x": b"xx"})
+    for t in [(b"a" * 100, b"q", b"b"), (b"a" * 100, b"r", b"c"), (b"z", b"q", b"c", b"d")]:
+        read = saved({"t": t, "x": b"xx"})
         assert read[0] == first[0] and bases() == [f"c.summary-base-{first[0]}"]
         assert read[2] == first[2]  # the base file as it was
-    for changed in ({"t": (b"z",), "x": b"xx"}, {"t": (b"a" * 100,), "x": b"xy"}, {"t": (b"a",)}):
+    data = marshal.loads(Path(path).read_bytes())
+    assert data["_more"] == {"t": {0: b"z", 2: b"c", 3: b"d"}}
+    for changed in ({"t": (b"z",), "x": b"xx"}, {"t": (b"a",), "x": b"xy"}, {"t": (b"a",)}):
         read = saved(changed)
         assert read[0] != first[0] and bases() == [f"c.summary-base-{read[0]}"]
         assert read[2] == changed
+        first = read
     monkeypatch.setattr(cachedir, "MORE_MIN", 0)
     grown = saved({"t": (b"a", b"b" * 100)})  # more than a sixteenth of the base
     assert grown[0] != read[0] and grown[2] == {"t": (b"a", b"b" * 100)}
+    replaced = saved({"t": (b"c", b"b" * 99 + b"c")})
+    assert replaced[0] != grown[0] and replaced[2] == {"t": (b"c", b"b" * 99 + b"c")}
+
+
+def test_chunks_the_cache_file_places_past_the_base_are_refused(tmp_path: Path) -> None:
+    """A cache file whose chunks do not fit its base (a place past the end but one, a place
+    that is not a number, chunks of a field the base has as bytes) is not read: its owner
+    rebuilds."""
+    from journal_agent import cachedir
+
+    path = str(tmp_path / "c.summary")
+    cachedir.save_with_base(path, {"v": 1}, {"t": (b"a", b"b"), "x": b"x"}, None)
+    data = marshal.loads(Path(path).read_bytes())
+    for more in ({"t": {3: b"c"}}, {"t": {"0": b"c"}}, {"x": {0: b"c"}}, {"t": (b"c",)}):
+        Path(path).write_bytes(marshal.dumps({**data, "_more": more}))
+        assert cachedir.load_with_base(path) is None, more
+    Path(path).write_bytes(marshal.dumps({**data, "_more": {"t": {2: b"c", 0: b"z"}}}))
+    found = cachedir.load_with_base(path)
+    assert found is not None and found[1][1] == {"t": (b"z", b"b", b"c"), "x": b"x"}
 
 
 def test_a_topic_that_comes_keeps_the_base_files(tmp_path: Path, spy: list[Any]) -> None:
@@ -662,7 +694,8 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
 ) -> None:
     """`Sidecar.same_rels` compares the paths of the blocks whose digest changed and trusts
     the others' digests: it says what comparing every path says, for listings that differ by
-    stats alone, by a path renamed in place, by paths that came or went, across block edges."""
+    stats alone, by a path renamed in place, by paths that came or went, across block edges
+    and the edges of the segments the paths are kept in (which are not the blocks')."""
     monkeypatch.setattr(walk, "BLOCK", 8)
     rng = random.Random(seed)
     for _ in range(40):
@@ -670,8 +703,11 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
             (f"pages/{rng.randrange(10**6):06}.md", rng.randrange(9), 1, n)
             for n in range(rng.randrange(0, 40))
         )
+        cuts = sorted(rng.sample(range(1, len(then)), min(3, len(then) - 1))) if then else []
+        paths = [f[0] for f in then]
+        parts = ["\0".join(paths[a:b]) for a, b in itertools.pairwise([0, *cuts, len(then)])]
         side = sidecar.Sidecar(
-            "", "", sidecar._joined([f[0] for f in then]), sidecar.file_stats(then),
+            "", "", parts if then else [], sidecar.file_stats(then),
             walk.blocks(then), sidecar.Targets({}), False, frozenset(), {}, frozenset(),
             frozenset(), b"", array("i"), array("i"), array("i"),
         )  # fmt: skip
@@ -695,7 +731,7 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_pages_that_came_and_went_are_found_past_a_common_head_and_tail(seed: int) -> None:
-    """`sidecar.came_and_gone` says what sets of every path say, for listings in path order
+    """`segments.came_and_gone` says what sets of every path say, for listings in path order
     that differ anywhere (first, last, across the edges of the runs it compares at once)."""
     rng = random.Random(seed)
     for _ in range(300):
@@ -709,7 +745,7 @@ def test_the_pages_that_came_and_went_are_found_past_a_common_head_and_tail(seed
             else:
                 after = sorted([*after, p])
         run = rng.choice([1, 2, 3, 4, 7, 1024])
-        came, gone = sidecar.came_and_gone(before, after, run)
+        came, gone = segments.came_and_gone(before, after, run)
         assert (came, gone) == (sorted(set(after) - set(before)), sorted(set(before) - set(after)))
 
 
@@ -1320,20 +1356,29 @@ def change_at_random(rng: random.Random, root: Path, names: list[str]) -> None:
 @pytest.mark.parametrize("fixture", FLAVORS)
 @pytest.mark.parametrize("seed", range(6))
 def test_changes_mixed_at_random_are_patched_as_a_rebuild_says(
-    request: pytest.FixtureRequest, spy: list[Any], fixture: str, seed: int
+    request: pytest.FixtureRequest,
+    spy: list[Any],
+    fixture: str,
+    seed: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Several changes of every kind at once, round after round: patched or rebuilt, the
-    topics, their mentions and the names a query finds them by are always the rebuild's."""
+    topics, their mentions and the names a query finds them by are always the rebuild's, and
+    the side file's tables follow the listing, in segments of a few files or in one."""
+    monkeypatch.setattr(segments, "SEGMENT", (2, 5, 1024)[seed % 3])
     root: Path = request.getfixturevalue(fixture)
     rng = random.Random(seed)
     titles = [t for t in cached(root).titles if "/" not in t]
     backdate_all(root)
     cached(root)
+    vault = Query.of(root, AS_OF, None, True).vault
     for _round in range(6):
         for _change in range(rng.randint(1, 3)):
             change_at_random(rng, root, titles)
         found = cached(root)
         assert_as_rebuilt(found, root)
+        side = sidecar.load_side(summary_path(vault))
+        assert side is not None and side.rels == [f[0] for f in vault.listing()]
     assert any(result is not None for result in spy)
 
 
