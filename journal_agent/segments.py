@@ -1,38 +1,41 @@
-"""The side file's per-file tables as stored: in segments of the listing, so that a page that
-comes or goes rewrites its own segment only.
+"""The side file's per-file tables as stored: in segments of the listing, so that a file that
+changes, comes or goes rewrites its own segment's pieces only.
 
-Why: the tables (each page file's path, head, topic and undated mentions: `sidecar.Sidecar`)
-are indexed by the file's place in the listing, so a file added shifts every later one. Kept
-whole in the side file's base (`cachedir.save_with_base`), every new page and every new day's
-journal page wrote the base again: 2 MB at 20,000 pages, 10 MB at 100,000. Stored as a chunk
-per segment of about `SEGMENT` files, a file that comes or goes changes one chunk, which the
-cache file holds beside the base (`cachedir`: replaced chunks). A chunk is plain bytes (its
-fields' lengths, then the fields), so a segment that did not change encodes to the same bytes.
+Why: the tables (each page file's path, stat, head, topic and undated mentions:
+`sidecar.Sidecar`) are indexed by the file's place in the listing, so a file added shifts every
+later one. Kept whole, every new page and every new day's journal page wrote the side file's
+base (`cachedir.save_with_base`) again, 2 MB at 20,000 pages and 10 MB at 100,000, and every
+edit the stats, 2.4 MB at 100,000. Stored as a chunk per segment of about `SEGMENT` files and
+per table (`FIELDS`), a file that changes, comes or goes changes its segment's chunks, which
+the cache file holds beside the base (`cachedir`: chunks replaced in place). A chunk that did
+not change is the very one read, so the base file is neither written nor compared again.
 """
 
 from __future__ import annotations
 
-import struct
 from array import array
 from bisect import bisect_right
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from operator import sub
 
 TYPE_CHECKING = False  # not typing's: a patch loads this module
 if TYPE_CHECKING:
+    from .cachedir import Base
     from .sidecar import Sidecar
 
     #: The per-file tables as `decode` gives them back: the paths of each segment joined by
-    #: NULs, then `Sidecar.heads`, ``own``, ``spans`` and ``pairs``.
-    Tables = tuple[list[str], bytes, array[int], array[int], array[int]]
+    #: NULs, then `Sidecar.stats`, ``heads``, ``own`` and ``pairs``.
+    Tables = tuple[list[str], array[int], bytes, array[int], array[int]]
 
-#: Files a segment holds when the tables are cut (`cut`): some 20 KB, so that the segments of
-#: several pages added fit in the share of the base a cache file may hold (`cachedir`) before
-#: the base is written anew. One that grew past twice this is cut again (every later segment
-#: moves: the base is written anew, once a segment has taken this many more files).
+#: Files a segment holds when the tables are cut (`cut`): its chunks some 20 KB together, so
+#: that those of several changes fit in the share of the base a cache file may hold
+#: (`cachedir`) before the base is written anew. One that grew past twice this is cut again
+#: (every later segment moves: the base is written anew, once a segment took this many more).
 SEGMENT = 256
-#: A chunk's head: the byte lengths of its paths, heads, topics, counts and pairs.
-_HEADER = struct.Struct("<5I")
+#: The tables stored, each as a tuple of a chunk per segment: the paths joined by NULs (UTF-8),
+#: the stats, heads and topics, how many undated mentions each file has (not the running
+#: `Sidecar.spans`, which a page added shifts) and their pairs.
+FIELDS = ("paths", "stats", "heads", "own", "counts", "pairs")
 
 
 def sizes_of(segments: list[str]) -> list[int]:
@@ -80,48 +83,90 @@ def paths_between(segments: list[str], sizes: list[int], lo: int, hi: int) -> li
     return paths[lo - starts[first] : hi - starts[first]]
 
 
-def encode(side: Sidecar, sizes: list[int]) -> tuple[bytes, ...]:
-    """A chunk per segment of ``sizes``: its paths, then its files' heads, topics, counts of
-    undated mentions (not the running `Sidecar.spans`, which a page added shifts) and pairs."""
+def encode(side: Sidecar, sizes: list[int]) -> dict[str, tuple[bytes, ...]]:
+    """The tables as `FIELDS` chunks per segment of ``sizes``; each chunk equal to the one read
+    (`Sidecar.as_read`) is that one, so `cachedir` finds it unchanged without comparing."""
     from .sidecar import HEAD
 
-    chunks, lo = [], 0
-    spans, width = side.spans, HEAD
-    for segment, size in zip(side.segments, sizes, strict=True):
-        hi = lo + size
-        fields = (
-            segment.encode("utf-8", "surrogatepass"),
-            side.heads[lo * width : hi * width],
-            side.own[lo:hi].tobytes(),
-            array("i", map(sub, spans[lo + 1 : hi + 1], spans[lo:hi])).tobytes(),
-            side.pairs[2 * spans[lo] : 2 * spans[hi]].tobytes(),
-        )
-        chunks.append(_HEADER.pack(*map(len, fields)) + b"".join(fields))
-        lo = hi
-    return tuple(chunks)
+    read: dict[str, tuple[bytes, ...]] = side.as_read[1] if side.as_read else {}  # type: ignore[assignment]
+    bounds = list(accumulate(sizes, initial=0))
+    paths = read.get("paths") if side._rels is None else None  # never split: as read
+    if paths is None:
+        paths = tuple(p.encode("utf-8", "surrogatepass") for p in side.segments)
+    out = {"paths": paths}
+    for name, column, width in (("stats", side.stats, 24), ("heads", side.heads, HEAD)):
+        out[name] = _chunks(read.get(name, ()), column, [b * width for b in bounds])
+    out["own"] = _chunks(read.get("own", ()), side.own, [4 * b for b in bounds])
+    spans = side._spans
+    if spans is None:  # the counts as read (`Sidecar.spans`), and each segment's pairs with them
+        out["counts"] = read["counts"]
+        pairs = list(accumulate(map(len, read["pairs"]), initial=0))
+    else:
+        out["counts"] = _counts(read, out, spans, bounds)
+        pairs = [8 * spans[b] for b in bounds]
+    out["pairs"] = _chunks(read.get("pairs", ()), side.pairs, pairs)
+    return out
 
 
-def decode(chunks: object) -> Tables:
-    """The tables `encode` stored; ValueError if ``chunks`` are not such."""
-    if type(chunks) is not tuple or not all(type(c) is bytes for c in chunks):
-        raise ValueError("not segments")
-    segments: list[str] = []
-    fields: list[list[bytes]] = [[], [], [], []]
-    for chunk in chunks:
-        lengths = _HEADER.unpack_from(chunk)
-        at = _HEADER.size
-        if at + sum(lengths) != len(chunk):
-            raise ValueError("a segment of another length")
-        ends = list(accumulate(lengths, initial=at))
-        segments.append(chunk[ends[0] : ends[1]].decode("utf-8", "surrogatepass"))
-        for k in range(4):
-            fields[k].append(chunk[ends[k + 1] : ends[k + 2]])
-    own, counts, pairs = array("i"), array("i"), array("i")
-    own.frombytes(b"".join(fields[1]))
-    counts.frombytes(b"".join(fields[2]))
-    pairs.frombytes(b"".join(fields[3]))
-    spans = array("i", accumulate(counts, initial=0))
-    return segments, b"".join(fields[0]), own, spans, pairs
+def _counts(
+    read: dict[str, tuple[bytes, ...]],
+    now: dict[str, tuple[bytes, ...]],
+    spans: array[int],
+    bounds: list[int],
+) -> tuple[bytes, ...]:
+    """Each segment's counts of undated mentions: those read where its paths and stats are
+    the same and it has as many mentions (a file's mentions change only where it was read
+    again, its stat changed, or it came or went), else made of ``spans`` (a step a file)."""
+    counts, pairs = read.get("counts", ()), read.get("pairs", ())
+    paths, stats = read.get("paths", ()), read.get("stats", ())
+    out = []
+    for k, (lo, hi) in enumerate(pairwise(bounds)):
+        if (
+            k < len(counts)
+            and now["stats"][k] is stats[k]  # `_chunks`: the one read where equal
+            and now["paths"][k] == paths[k]
+            and len(pairs[k]) == 8 * (spans[hi] - spans[lo])
+        ):
+            out.append(counts[k])
+        else:
+            out.append(array("i", map(sub, spans[lo + 1 : hi + 1], spans[lo:hi])).tobytes())
+    return tuple(out)
+
+
+def _chunks(
+    was: tuple[bytes, ...], column: bytes | array[int], bounds: list[int]
+) -> tuple[bytes, ...]:
+    """``column``'s bytes between each two ``bounds``, the chunk ``was`` where it is equal."""
+    view = memoryview(column).cast("B")
+    out = []
+    for k, (lo, hi) in enumerate(pairwise(bounds)):
+        piece = view[lo:hi].tobytes()  # bytes: a memoryview compares byte by byte, not in C
+        out.append(was[k] if k < len(was) and piece == was[k] else piece)
+    return tuple(out)
+
+
+def decode(base: Base) -> Tables:
+    """The tables `encode` stored in ``base``; ValueError if they are not such (another
+    shape, tables of other lengths)."""
+    from .sidecar import HEAD
+
+    fields: list[tuple[bytes, ...]] = []
+    for name in FIELDS:
+        chunks = base.get(name)
+        if type(chunks) is not tuple or not all(type(c) is bytes for c in chunks):
+            raise ValueError(f"not segments: {name}")
+        fields.append(chunks)
+    paths, stats, heads, own, _counts, pairs = fields
+    lengths = [sum(map(len, f)) for f in fields[1:]]
+    files = lengths[0] // 24  # the paths are counted by `sidecar.Sidecar`, which checks them
+    per_file = [24 * files, HEAD * files, 4 * files, 4 * files]
+    if len(set(map(len, fields))) > 1 or lengths[:4] != per_file or lengths[4] % 8:
+        raise ValueError("tables of other lengths")
+    segments = [str(c, "utf-8", "surrogatepass") for c in paths]
+    columns = array("Q"), array("i"), array("i")
+    for column, chunks in zip(columns, (stats, own, pairs), strict=True):
+        column.frombytes(b"".join(chunks))
+    return segments, columns[0], b"".join(heads), columns[1], columns[2]
 
 
 def came_and_gone(

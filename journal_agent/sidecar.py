@@ -26,7 +26,7 @@ from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .records import Record
-from .segments import came_and_gone, cut, decode, encode, paths_between, resized, sizes_of
+from .segments import FIELDS, came_and_gone, cut, decode, encode, paths_between, resized, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
 
 if TYPE_CHECKING:
@@ -207,7 +207,7 @@ class Sidecar(Record):
         "meta",
         "heads",
         "own",
-        "spans",
+        "_spans",
         "pairs",
         "as_read",
         "_rels",
@@ -236,8 +236,8 @@ class Sidecar(Record):
         heads: bytes,  # `head` of every file, HEAD bytes each, in ``rels`` order
         own: array[int],  # per file, the position of the topic it is (-1: none listed)
         #: per file, its undated mentions: (position, count) pairs
-        #: ``pairs[2*spans[n]:2*spans[n+1]]``
-        spans: array[int],
+        #: ``pairs[2*spans[n]:2*spans[n+1]]``; None: made of the counts read (``as_read``)
+        spans: array[int] | None,
         pairs: array[int],
         as_read: Read | None = None,  # the base file read (`load_side`)
     ) -> None:
@@ -254,11 +254,27 @@ class Sidecar(Record):
         self.meta = meta
         self.heads = heads
         self.own = own
-        self.spans = spans
+        self._spans = spans
         self.pairs = pairs
         self.as_read = as_read
         self._rels: list[str] | None = None
         self.sizes = sizes_of(segments)  # files per segment (`relist` keeps them with `rels`)
+
+    @property
+    def spans(self) -> array[int]:
+        """Where each file's undated mentions start in `pairs` (and the last ends), made of the
+        counts read when first asked for: a journal edit's patch never asks, and making them
+        for a hundred thousand files costs 10 ms each way (`segments.encode`)."""
+        if self._spans is None:
+            assert self.as_read is not None
+            counts = array("i")
+            counts.frombytes(b"".join(self.as_read[1]["counts"]))  # type: ignore[arg-type]
+            self._spans = array("i", accumulate(counts, initial=0))
+        return self._spans
+
+    @spans.setter
+    def spans(self, spans: array[int]) -> None:
+        self._spans = spans
 
     @property
     def rels(self) -> list[str]:
@@ -454,10 +470,12 @@ def _segments(rels: list[str], sizes: list[int]) -> list[str]:
 
 
 #: The side file's fields kept in its base file (`cachedir.save_with_base`), as bytes: the
-#: costly ones (a tenth of a second each way at 100,000 files), which a journal edit's patch
-#: does not change, so it writes neither them nor their bytes again: where names land, and the
-#: per-file tables (paths, heads, topics, undated mentions) a chunk per segment (`segments`).
-_TABLES = ("segments", "heads", "own", "spans", "pairs")
+#: costly ones (a tenth of a second each way at 100,000 files), which a patch changes in a
+#: few places at most, so it writes neither them nor their bytes again: where names land, and
+#: the per-file tables (paths, stats, heads, topics, undated mentions) a chunk per segment of
+#: the listing (`segments`), of which a patch writes those it changed.
+_TABLES = ("segments", "stats", "heads", "own", "_spans", "pairs")
+_BASE = ("targets", *FIELDS)
 
 
 def save_side(summary_path: str, side: Sidecar) -> None:
@@ -469,8 +487,7 @@ def save_side(summary_path: str, side: Sidecar) -> None:
     read = fields.pop("as_read")
     for name in ("_rels", "sizes", "targets", *_TABLES):
         del fields[name]
-    fields["stats"] = side.stats.tobytes()
-    base: Base = {"targets": side.targets.chunks(MAX_PARTS), "files": encode(side, side.sizes)}
+    base: Base = {"targets": side.targets.chunks(MAX_PARTS), **encode(side, side.sizes)}
     save_with_base(side_path(summary_path), {"format": FORMAT, **fields}, base, read)
 
 
@@ -483,17 +500,15 @@ def load_side(summary_path: str) -> Sidecar | None:
     fields, read = found
     base = read[1]
     try:
-        if fields.pop("format") != FORMAT or base.keys() != {"targets", "files"}:
+        if fields.pop("format") != FORMAT or base.keys() != set(_BASE):
             return None
-        fields.update(zip(_TABLES, decode(base["files"]), strict=True))
+        segments, stats, heads, own, pairs = decode(base)
+        fields.update(segments=segments, stats=stats, heads=heads, own=own, spans=None)
+        fields.update(pairs=pairs, as_read=read)
         fields["targets"] = Targets.stored(base["targets"])
-        stats = array("Q")
-        stats.frombytes(fields["stats"])  # type: ignore[arg-type]
-        fields["stats"] = stats
         side = Sidecar(**fields)  # type: ignore[arg-type]
         if not _complete(side):
             return None
-        side.as_read = read
         return side
     except Exception:  # foreign or corrupt: the caller rebuilds
         return None
@@ -516,22 +531,18 @@ def _complete(side: Sidecar) -> bool:
         "meta": frozenset,
         "heads": bytes,
         "own": array,
-        "spans": array,
+        "_spans": type(None),
         "pairs": array,
-        "as_read": type(None),
+        "as_read": tuple,
         "_rels": type(None),
         "sizes": list,
     }
-    fields = side._asdict()
-    files = sum(side.sizes)
+    fields, files = side._asdict(), sum(side.sizes)
     return (
         fields.keys() == kinds.keys()
         and all(isinstance(fields[k], t) for k, t in kinds.items())
         and len(side.blocks) == -(-files // walk.BLOCK)  # a digest per block of files
-        and len(side.stats) == 3 * files
-        and len(side.heads) == HEAD * files
-        and len(side.own) == files == len(side.spans) - 1
-        and side.spans[-1] * 2 == len(side.pairs)
+        and len(side.stats) == 3 * files  # a path per file (`segments.decode`)
     )
 
 

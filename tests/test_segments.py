@@ -4,6 +4,8 @@ that did not change encodes to the same bytes."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import random
 from array import array
 from itertools import accumulate, pairwise
@@ -65,10 +67,34 @@ def _side(paths: list[str], rng: random.Random, sizes: list[int]) -> sidecar.Sid
     starts = list(accumulate(sizes, initial=0))
     return sidecar.Sidecar(
         "", "", ["\0".join(paths[a:b]) for a, b in pairwise(starts)],
-        sidecar.file_stats([(p, 1, 1, 1) for p in paths]), walk.blocks([]), sidecar.Targets({}),
+        sidecar.file_stats([(p, rng.randint(-(2**62), 2**62), rng.randint(0, 9), 2**64 - 1 - n)
+                            for n, p in enumerate(paths)]),
+        walk.blocks([]), sidecar.Targets({}),
         False, frozenset(), {}, frozenset(), frozenset(), rng.randbytes(sidecar.HEAD * len(paths)),
         array("i", (rng.randint(-1, 50) for _ in paths)), spans,
         array("i", (rng.randint(0, 50) for _ in range(2 * spans[-1]))),
+    )  # fmt: skip
+
+
+def _changed(before: dict[str, tuple[bytes, ...]], after: dict[str, tuple[bytes, ...]]) -> set[int]:
+    """The segments any of whose chunks differ."""
+    assert before.keys() == after.keys() == set(segments.FIELDS)
+    return {
+        k
+        for name in before
+        for k, (a, b) in enumerate(zip(before[name], after[name], strict=True))
+        if a != b
+    }
+
+
+def _read(side: sidecar.Sidecar, sizes: list[int]) -> sidecar.Sidecar:
+    """``side`` stored and read back, as `sidecar.load_side` makes it (its counts not yet
+    made running)."""
+    stored = segments.encode(side, sizes)
+    paths, stats, heads, own, pairs = segments.decode(stored)  # type: ignore[arg-type]
+    return sidecar.Sidecar(
+        "", "", paths, stats, side.blocks, side.targets, False, frozenset(), {}, frozenset(),
+        frozenset(), heads, own, None, pairs, ("token", dict(stored), dict(stored)),
     )  # fmt: skip
 
 
@@ -77,9 +103,10 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
     seed: int,
 ) -> None:
     """`encode` then `decode` gives the tables back (paths with any characters a file name may
-    hold, surrogates of undecodable bytes too); a segment whose files and tables did not change
-    encodes to the same bytes while a page is added to another; chunks that are not these are
-    refused."""
+    hold, surrogates of undecodable bytes too; stats before 1970, inodes with the top bit), the
+    counts as read until they are asked for; a segment whose files and tables did not change
+    encodes to the very chunks read while a file of another is edited or a page is added to
+    another; tables that are not these are refused."""
     rng = random.Random(seed)
     names = ["a", "é", "日本", "x y", "\udcff", "b\u0301"]
     for _ in range(30):
@@ -88,32 +115,54 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
         if not sizes:
             cuts = sorted(rng.sample(range(1, len(paths)), rng.randint(0, len(paths) - 1)))
             sizes = [b - a for a, b in pairwise([0, *cuts, len(paths)])]
-        side = _side(paths, rng, sizes)
+        made = _side(paths, rng, sizes)
+        side = _read(made, sizes)
+        assert (side.segments, side.stats, side.heads, side.own, side.pairs) == (
+            made.segments, made.stats, made.heads, made.own, made.pairs
+        )  # fmt: skip
         chunks = segments.encode(side, sizes)
-        assert segments.decode(chunks) == (
-            side.segments,
-            side.heads,
-            side.own,
-            side.spans,
-            side.pairs,
-        )
+        assert side._spans is None and chunks == segments.encode(made, sizes)
+        assert all(
+            a is b for n in chunks for a, b in zip(chunks[n], side.as_read[1][n], strict=True)
+        )  # type: ignore[index]
+        assert side.spans == made.spans and segments.encode(side, sizes) == chunks
+        n = rng.randrange(len(paths))  # a file edited: its stat changes, in its segment only
+        side.stats[3 * n] += 1
+        k = bisect.bisect_right(list(itertools.accumulate(sizes)), n)
+        assert _changed(chunks, segments.encode(side, sizes)) == {k}
+        side = _read(side, sizes)
+        chunks = segments.encode(side, sizes)
+        n = rng.randrange(len(paths))  # an ordinary page edited: one more undated mention
+        side.stats[3 * n] += 1
+        lo = side.spans[n + 1]
+        side.pairs[2 * lo : 2 * lo] = array("i", [3, 2])
+        side.spans = array("i", [*side.spans[: n + 1], *(s + 1 for s in side.spans[n + 1 :])])
+        k = bisect.bisect_right(list(itertools.accumulate(sizes)), n)
+        assert _changed(chunks, segments.encode(side, sizes)) == {k}
+        spans = side.spans
+        side = _read(side, sizes)
+        assert side.spans == spans
+        chunks = segments.encode(side, sizes)
         k = rng.randrange(len(sizes))  # a page and its mentions added to segment k
         at = sum(sizes[:k]) + rng.randint(0, sizes[k])
-        side.segments[k] = "\0".join(
-            segments.paths_between(side.segments, sizes, sum(sizes[:k]), at)
-            + ["p/new.md"]
-            + segments.paths_between(side.segments, sizes, at, sum(sizes[: k + 1]))
-        )
+        side._rels = [*side.rels[:at], "p/new.md", *side.rels[at:]]
         width = sidecar.HEAD
         side.heads = side.heads[: width * at] + bytes(width) + side.heads[width * at :]
         side.own.insert(at, -1)
+        side.stats[3 * at : 3 * at] = array("Q", [5, 6, 7])
         lo = side.spans[at]
         side.pairs[2 * lo : 2 * lo] = array("i", [7, 1])
         side.spans = array("i", [*side.spans[: at + 1], *(s + 1 for s in side.spans[at:])])
         sizes[k] += 1
-        again = segments.encode(side, sizes)
-        assert [n for n, (a, b) in enumerate(zip(chunks, again, strict=True)) if a != b] == [k]
-    with pytest.raises(ValueError):
-        segments.decode([b""])
-    with pytest.raises(ValueError):
-        segments.decode((chunks[0] + b"x",))
+        side.segments = [
+            "\0".join(side.rels[a:b]) for a, b in pairwise(accumulate(sizes, initial=0))
+        ]
+        assert _changed(chunks, segments.encode(side, sizes)) == {k}
+    for broken in (
+        {**chunks, "paths": [b"x"]},
+        {**chunks, "stats": (*chunks["stats"], b"x")},
+        {**chunks, "own": (chunks["own"][0] + b"xxxx", *chunks["own"][1:])},
+        {name: c for name, c in chunks.items() if name != "pairs"},
+    ):
+        with pytest.raises(ValueError):
+            segments.decode(broken)  # type: ignore[arg-type]
