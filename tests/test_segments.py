@@ -9,6 +9,7 @@ import itertools
 import random
 from array import array
 from itertools import accumulate, pairwise
+from typing import cast
 
 import pytest
 
@@ -122,9 +123,9 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
         )  # fmt: skip
         chunks = segments.encode(side, sizes)
         assert side._spans is None and chunks == segments.encode(made, sizes)
-        assert all(
-            a is b for n in chunks for a, b in zip(chunks[n], side.as_read[1][n], strict=True)
-        )  # type: ignore[index]
+        assert side.as_read is not None
+        read = cast("dict[str, tuple[bytes, ...]]", side.as_read[1])
+        assert all(a is b for n in chunks for a, b in zip(chunks[n], read[n], strict=True))
         assert side.spans == made.spans and segments.encode(side, sizes) == chunks
         n = rng.randrange(len(paths))  # a file edited: its stat changes, in its segment only
         side.stats[3 * n] += 1
