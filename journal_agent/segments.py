@@ -72,6 +72,11 @@ def resized(sizes: list[int], gone: list[int], came: list[int]) -> list[int]:
     return sizes
 
 
+def joined(rels: list[str], sizes: list[int]) -> list[str]:
+    """The paths ``rels`` as segments of ``sizes``, each joined by NULs."""
+    return ["\0".join(rels[lo:hi]) for lo, hi in pairwise(accumulate(sizes, initial=0))]
+
+
 def paths_between(segments: list[str], sizes: list[int], lo: int, hi: int) -> list[str]:
     """The paths at places ``lo`` to ``hi`` of the listing, split from their segments only."""
     starts = list(accumulate(sizes, initial=0))
@@ -94,9 +99,12 @@ def encode(side: Sidecar, sizes: list[int]) -> dict[str, tuple[bytes, ...]]:
     if paths is None:
         paths = tuple(p.encode("utf-8", "surrogatepass") for p in side.segments)
     out = {"paths": paths}
-    for name, column, width in (("stats", side.stats, 24), ("heads", side.heads, HEAD)):
+    for name, column, width in (
+        ("stats", side.stats, 24),
+        ("heads", side.heads, HEAD),
+        ("own", side.own, 4),
+    ):
         out[name] = _chunks(read.get(name, ()), column, [b * width for b in bounds])
-    out["own"] = _chunks(read.get("own", ()), side.own, [4 * b for b in bounds])
     spans = side._spans
     if spans is None:  # the counts as read (`Sidecar.spans`), and each segment's pairs with them
         out["counts"] = read["counts"]
@@ -167,26 +175,3 @@ def decode(base: Base) -> Tables:
     for column, chunks in zip(columns, (stats, own, pairs), strict=True):
         column.frombytes(b"".join(chunks))
     return segments, columns[0], b"".join(heads), columns[1], columns[2]
-
-
-def came_and_gone(
-    before: list[str], after: list[str], run: int = 1024
-) -> tuple[list[str], list[str]]:
-    """The paths only ``after`` holds and those only ``before`` holds, of two listings in path
-    order: their common head and tail are compared ``run`` paths at a time, in C, and sets are
-    made of what lies between (sets of every path cost 50 ms at 100,000 files)."""
-    head, room = 0, min(len(before), len(after))
-    while head < room and before[head : head + run] == after[head : head + run]:
-        head += run
-    while head < room and before[head] == after[head]:
-        head += 1
-    tail, b, a = 0, len(before), len(after)
-    while tail < room - head:
-        k = min(run, room - head - tail)
-        if before[b - tail - k : b - tail] != after[a - tail - k : a - tail]:
-            break
-        tail += k
-    while tail < room - head and before[b - 1 - tail] == after[a - 1 - tail]:
-        tail += 1
-    was, now = set(before[head : b - tail]), set(after[head : a - tail])
-    return sorted(now - was), sorted(was - now)

@@ -17,7 +17,7 @@ import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
-from itertools import accumulate, pairwise
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import walk
@@ -26,7 +26,7 @@ from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .records import Record
-from .segments import FIELDS, came_and_gone, cut, decode, encode, paths_between, resized, sizes_of
+from .segments import FIELDS, cut, decode, encode, joined, paths_between, resized, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
 
 if TYPE_CHECKING:
@@ -447,7 +447,7 @@ def remember(
     side = Sidecar(
         base,
         summary.stamp,
-        _segments(rels, cut([len(rels)])),
+        joined(rels, cut([len(rels)])),
         file_stats(files),
         walk.blocks(files),
         Targets(targets),
@@ -464,11 +464,6 @@ def remember(
     save_side(summary_path, side)
 
 
-def _segments(rels: list[str], sizes: list[int]) -> list[str]:
-    starts = list(accumulate(sizes, initial=0))
-    return ["\0".join(rels[lo:hi]) for lo, hi in pairwise(starts)]
-
-
 #: The side file's fields kept in its base file (`cachedir.save_with_base`), as bytes: the
 #: costly ones (a tenth of a second each way at 100,000 files), which a patch changes in a
 #: few places at most, so it writes neither them nor their bytes again: where names land, and
@@ -482,7 +477,7 @@ def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
     if side._rels is not None:  # split out, and maybe changed (`relist`)
         side.sizes = cut(side.sizes)
-        side.segments = _segments(side._rels, side.sizes)
+        side.segments = joined(side._rels, side.sizes)
     fields = side._asdict()
     read = fields.pop("as_read")
     for name in ("_rels", "sizes", "targets", *_TABLES):
@@ -563,7 +558,7 @@ def relist(
     came reads as changed: its stat is zeros); None when a journal page that went gave the
     registry anything but its mentions (an alias, a title, a property key: `journal_head`) or
     an ordinary page that went was no topic."""
-    came, gone = came_and_gone(side.rels, rels)
+    came, gone = walk.came_and_gone(side.rels, rels)
     if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
         return None
     if any(rel in side.marked for rel in gone):

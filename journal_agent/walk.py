@@ -489,3 +489,26 @@ def probe(root: str, rels: tuple[str, ...]) -> list[list[object]]:
         else:
             out.append([rel, "file", st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino])
     return out
+
+
+def came_and_gone(
+    before: list[str], after: list[str], run: int = 1024
+) -> tuple[list[str], list[str]]:
+    """The paths only ``after`` holds and those only ``before`` holds, of two listings in path
+    order: their common head and tail are compared ``run`` paths at a time, in C, and sets are
+    made of what lies between (sets of every path cost 50 ms at 100,000 files)."""
+    head, room = 0, min(len(before), len(after))
+    while head < room and before[head : head + run] == after[head : head + run]:
+        head += run
+    while head < room and before[head] == after[head]:
+        head += 1
+    tail, b, a = 0, len(before), len(after)
+    while tail < room - head:
+        k = min(run, room - head - tail)
+        if before[b - tail - k : b - tail] != after[a - tail - k : a - tail]:
+            break
+        tail += k
+    while tail < room - head and before[b - 1 - tail] == after[a - 1 - tail]:
+        tail += 1
+    was, now = set(before[head : b - tail]), set(after[head : a - tail])
+    return sorted(now - was), sorted(was - now)

@@ -731,7 +731,7 @@ def test_a_side_file_tells_a_listing_of_its_paths_by_the_changed_blocks_alone(
 
 @pytest.mark.parametrize("seed", range(4))
 def test_the_pages_that_came_and_went_are_found_past_a_common_head_and_tail(seed: int) -> None:
-    """`segments.came_and_gone` says what sets of every path say, for listings in path order
+    """`walk.came_and_gone` says what sets of every path say, for listings in path order
     that differ anywhere (first, last, across the edges of the runs it compares at once)."""
     rng = random.Random(seed)
     for _ in range(300):
@@ -745,7 +745,7 @@ def test_the_pages_that_came_and_went_are_found_past_a_common_head_and_tail(seed
             else:
                 after = sorted([*after, p])
         run = rng.choice([1, 2, 3, 4, 7, 1024])
-        came, gone = segments.came_and_gone(before, after, run)
+        came, gone = walk.came_and_gone(before, after, run)
         assert (came, gone) == (sorted(set(after) - set(before)), sorted(set(before) - set(after)))
 
 
