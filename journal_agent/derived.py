@@ -60,7 +60,9 @@ def status_encoder(thread: bool = False) -> Callable[..., str]:
     ``json.dumps(…, ensure_ascii=False)`` writes it, by one format (``last`` is an ISO date):
     the warm path lists every topic of a large vault, and building a dict of each for the
     encoder cost as much again."""
-    from json.encoder import encode_basestring as quoted  # what ensure_ascii=False uses
+    from .render import json_quoter
+
+    quoted = json_quoter()
 
     def status(
         title: str, path: str | None, status: str, last: str | None, silent: int | None, n: int

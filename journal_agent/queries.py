@@ -66,8 +66,10 @@ class Backlink(NamedTuple):
         """`to_json` as ``json.dumps(…, ensure_ascii=False)`` writes it, by one format: a hot
         topic's timeline has thousands of entries (see `derived.status_encoder`)."""
         from functools import cache
-        from json.encoder import encode_basestring as quoted
 
+        from .render import json_quoter
+
+        quoted = json_quoter()
         day = cache(lambda d: "null" if d is None else f'"{d.isoformat()}"')
 
         def encode(b: Backlink) -> str:

@@ -121,7 +121,9 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
             stream.reconfigure(errors="backslashreplace")
     command = query["command"]
     text = {"stale": render.text_stale, "topics": render.text_topics}.get(command)
-    if encoded and command != "status":
+    if isinstance(result, str):  # a status, encoded
+        out = result
+    elif encoded:
         out = render.json_listing(result)
     elif "--json" in query:
         out = render.json_text(result)
@@ -249,9 +251,10 @@ def watched(summary: Summary) -> bool:
 
 def respond(
     summary: Summary, query: dict[str, Any], encoded: bool = False
-) -> dict[str, Any] | None:
+) -> dict[str, Any] | str | None:
     """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell.
-    ``encoded``: each listed topic already encoded as JSON (`render.json_listing` prints it)."""
+    ``encoded``: a status, and each listed topic, already encoded as JSON (`render.json_listing`
+    prints a listing)."""
     import datetime as dt
     import functools
 
@@ -284,7 +287,8 @@ def respond(
         if i is None:
             return None
         status, silent, _, n = summary.row(i, limit, window)
-        return status_object(summary.title(i), summary.path(i), status, last(silent), silent, n)
+        make = status_encoder() if encoded else status_object
+        return make(summary.title(i), summary.path(i), status, last(silent), silent, n)
     only = "stale" if query["command"] == "stale" else None
     rows, undated = listed(summary, limit, window, only, "--all-pages" in query)
     title, path = summary.lookups(len(rows) + len(undated))

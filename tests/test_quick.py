@@ -561,6 +561,31 @@ def test_a_vault_that_changed_is_patched_in_the_folder_the_warm_path_found(
     assert full(asked, capsys) == (0, ran.stdout, "")
 
 
+#: What the warm path must not import: each costs milliseconds of a query that takes a tenth
+#: of a second on a large vault (`json` imports `re` and `enum`: ten of them on a slow machine).
+HEAVY = ("json", "re", "enum", "typing", "argparse", "pathlib", "platformdirs")
+
+
+@pytest.mark.parametrize("words", [["stale", "--json"], ["topics", "--json"], ["status", "--json"]])
+def test_a_warm_answer_imports_nothing_heavy(
+    words: list[str], logseq_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """In a process of its own, to a pipe, the warm path answers as the CLI does without
+    importing any of `HEAVY` (JSON written with json's C string encoder alone)."""
+    settle(logseq_vault)
+    topic = ["Vendor Contract"] if words[0] == "status" else []
+    asked = [words[0], *topic, *words[1:], "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    expected = full(asked, capsys)
+    probe = (
+        "import sys; from journal_agent import quick; code = quick.main(sys.argv[1:]); "
+        f"print(sorted(set({HEAVY!r}) & set(sys.modules)), code, file=sys.stderr)"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", probe, *asked], capture_output=True, text=True, check=True
+    )
+    assert (ran.stderr.strip(), ran.stdout) == (f"[] {expected[0]}", expected[1])
+
+
 @pytest.mark.parametrize(
     "texts",
     [
