@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
@@ -21,7 +20,7 @@ from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .records import Record
 from .registry import Page, load_registry
-from .vault import PageFile, Vault, open_vault
+from .vault import Vault, open_vault
 
 if TYPE_CHECKING:
     from .backends.base import Backend
@@ -273,18 +272,11 @@ class Query(NamedTuple):
             raise BadArgument(f"the window must be 1 to 36500 days, not {window!r}")
         return cls(v, parse_day(as_of), window, use_cache)
 
-    def graph(
-        self, listed: tuple[list[PageFile], list[str]] | None = None, only: str | None = None
-    ) -> Graph:
-        """The backlink graph, from the index (cached per file); ``only``: of one topic."""
-        from .index import load_index
+    def graph(self, only: str | None = None) -> Graph:
+        """The backlink graph (`queries.vault_graph`); ``only``: of one topic."""
+        from . import queries  # looked up when called, as `summary_current.summary_of` does
 
-        index = load_index(self.vault, use_cache=self.use_cache, progress=True, files=listed)
-        return Graph(index, exclude=self._excluded(), only=only)
-
-    def _excluded(self) -> frozenset[str]:
-        key = self.vault.flavor.page_key
-        return frozenset(key(t) for t in self.vault.own_config.exclude)
+        return queries.vault_graph(self.vault, self.use_cache, only=only)
 
     def statuses(
         self, only: str | None = None, all_pages: bool = False
@@ -301,32 +293,12 @@ class Query(NamedTuple):
         dated_only: bool = False,
         listed: tuple[list[Stat], list[str]] | None = None,
     ) -> Summary:
-        """The status summary of the vault (cached while nothing changed, `summary_current`).
-        ``wait``: first for a build `stale` left to a process of its own (`rebuild.warm_up`),
-        rather than build the same in parallel; ``dated_only``: the caller reads only the topics
-        that have a dated mention (`stale`, the projection), which, where the summary must be
-        rebuilt, come from the journal pages and page heads (`firstpass`: a `Summary.partial`
-        one), the rebuild left to a process of its own; ``listed``: `summary_current.current`'s."""
-        from . import summary_current
+        """The status summary of the vault (`summary_current.summary_of`)."""
+        from .summary_current import summary_of
 
-        if wait and self.use_cache:
-            from .rebuild import wait_for_build
-
-            wait_for_build(self.vault)
-        return summary_current.current(
-            self.vault,
-            use_cache=self.use_cache,
-            exclude=self._excluded(),
-            build=self.graph,
-            instead=self._first_pass if dated_only else None,
-            listed=listed,
+        return summary_of(
+            self.vault, use_cache=self.use_cache, wait=wait, dated_only=dated_only, listed=listed
         )
-
-    def _first_pass(self, files: list[PageFile], warnings: list[str]) -> Summary:
-        from .firstpass import first_summary
-
-        rebuild = partial(self.summary, wait=False)
-        return first_summary(self.vault, files, warnings, self._excluded(), rebuild)
 
     def timeline(self, topic: str) -> TimelineResult:
         """The topic's backlinks, newest first: from the status summary and the files that

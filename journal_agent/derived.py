@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
     Status = Literal["active", "resolved", "stale", "unmentioned"]
 
+#: The activity window of the derived status, in days, where nothing sets it.
+DEFAULT_DAYS = 21
+
 
 def status_of(days_silent: int | None, resolution: bool, days: int) -> Status:
     """The derived status, from the newest dated mention: how many days before the as-of day it

@@ -27,9 +27,10 @@ import datetime as dt
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .derived import DEFAULT_DAYS as DEFAULT_DAYS
 from .derived import recency, status_object, status_of
 from .errors import AmbiguousPage, PageNotFound
-from .index import Index, paused_gc
+from .index import Index, load_index, paused_gc
 from .records import Record
 from .registry import Page, PageRegistry, build_registry
 
@@ -37,8 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from .derived import Status
-
-DEFAULT_DAYS = 21
+    from .vault import PageFile, Vault
 
 
 class Backlink(NamedTuple):
@@ -113,6 +113,18 @@ class Topic(Record):
         return status_object(
             page.title, page.path, self.status, last, self.days_silent, self.mentions
         )
+
+
+def vault_graph(
+    vault: Vault,
+    use_cache: bool = True,
+    listed: tuple[list[PageFile], list[str]] | None = None,
+    only: str | None = None,
+) -> Graph:
+    """The vault's backlink graph, from its index (cached per file), without the pages its own
+    config excludes; ``listed``: its files, listed just now; ``only``: of one topic (`Graph`)."""
+    index = load_index(vault, use_cache=use_cache, progress=True, files=listed)
+    return Graph(index, exclude=vault.excluded, only=only)
 
 
 class Graph:

@@ -136,13 +136,14 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
 
 def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
     """The summary of the vault at ``raw`` brought up to date (`summary_current`) from what the
-    warm path just read of it (``dated_only``: see `api.Query.summary`); None on any error
+    warm path just read of it (``dated_only``: see `summary_current.summary_of`); None on any error
     (`cli` says what is wrong)."""
-    from .api import Query
+    from .summary_current import summary_of
+    from .vault import open_vault
 
     with handed(seen):
         try:
-            return Query.of(raw, None, None, True).summary(dated_only=dated_only)
+            return summary_of(open_vault(raw), dated_only=dated_only)
         except Exception:  # noqa: BLE001 - `cli` answers errors
             return None
 

@@ -96,10 +96,11 @@ def _open_lock(vault: Vault, create: bool = True) -> int:
 
 
 if __name__ == "__main__":  # the background process `warm_up` starts (it holds the lock)
-    from .api import Query
     from .errors import JournalAgentError
+    from .summary_current import summary_of
+    from .vault import open_vault
 
     try:
-        Query.of(sys.argv[1], None, None, True).summary(wait=False)  # the lock is its own
+        summary_of(open_vault(sys.argv[1]), wait=False)  # the lock is its own
     except JournalAgentError:
         sys.exit(1)  # the person's next query says what is wrong

@@ -24,6 +24,46 @@ if TYPE_CHECKING:
     from .walk import Stat
 
 
+def summary_of(
+    vault: Vault,
+    *,
+    use_cache: bool = True,
+    wait: bool = True,
+    dated_only: bool = False,
+    listed: tuple[list[Stat], list[str]] | None = None,
+) -> Summary:
+    """The vault's summary as a query asks for it (`current`), what would build it imported only
+    where it is built: an edit's patch needs neither the backlink graph nor the query layer,
+    whose imports took longer than the patch. ``wait``: first for a build `stale` left to a
+    process of its own (`rebuild.warm_up`), rather than build the same in parallel;
+    ``dated_only``: the caller reads only the topics that have a dated mention (`stale`, the
+    projection), which, where the summary must be rebuilt, come from the journal pages and page
+    heads (`firstpass`: a `Summary.partial` one), the rebuild left to a process of its own."""
+    if wait and use_cache:
+        from .rebuild import wait_for_build
+
+        wait_for_build(vault)
+
+    def build(files: tuple[list[PageFile], list[str]]) -> Graph:
+        from .queries import vault_graph
+
+        return vault_graph(vault, use_cache, files)
+
+    def first_pass(files: list[PageFile], warnings: list[str]) -> Summary:
+        from functools import partial
+
+        from .firstpass import first_summary
+
+        rebuild = partial(summary_of, vault, use_cache=use_cache, wait=False)
+        return first_summary(vault, files, warnings, vault.excluded, rebuild)
+
+    instead = first_pass if dated_only else None
+    exclude = vault.excluded
+    return current(
+        vault, use_cache=use_cache, exclude=exclude, build=build, instead=instead, listed=listed
+    )
+
+
 def current(
     vault: Vault,
     *,
@@ -110,8 +150,8 @@ def _guard(vault: Vault, fingerprint: str, excluded: str, was: dict[str, Any]) -
     import sys
 
     from . import __version__
+    from .derived import DEFAULT_DAYS
     from .flavors import SETTINGS_FILES
-    from .queries import DEFAULT_DAYS
     from .walk import probe
 
     root = os.path.realpath(vault.root)

@@ -17,7 +17,6 @@ targets.
 
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import unicodedata
 from array import array
@@ -181,9 +180,19 @@ def _with_topic(
     """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
     mentions it yet) after every other, and its position. ``spellings``: its title, then the
     other names a query finds it by."""
-    new = copy.copy(summary)
+    new = copied(summary)
     keys = list(dict.fromkeys(map(query_key, spellings)))
     return new, new.append_topic(spellings[0], rel, keys, list(spellings))
+
+
+def copied(summary: Summary) -> Summary:
+    """A shallow copy of ``summary``, as ``copy.copy`` makes it, without importing `copy` (and
+    `weakref`): a patch runs on the warm path's heels, where every import shows."""
+    new = Summary.__new__(Summary)
+    for name in Summary.__slots__:
+        if hasattr(summary, name):
+            setattr(new, name, getattr(summary, name))
+    return new
 
 
 def drop_pages(
@@ -193,7 +202,7 @@ def drop_pages(
     their files and their mentions); None unless nothing named them (else they live on without
     a file), they had no alias, tombstone, property key or namespace, titled no page without a
     file, and no other topic or alias shares a title (a query would change)."""
-    key, titles, new = vault.flavor.page_key, summary.titles, copy.copy(summary)
+    key, titles, new = vault.flavor.page_key, summary.titles, copied(summary)
     undated = {i for page in pages for i, _n in page.pairs}  # named by an undated mention
     undated.update(side.pairs[0::2])
     for page in pages:

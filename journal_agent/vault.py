@@ -66,6 +66,13 @@ class Vault:
     def __repr__(self) -> str:
         return f"Vault({str(self.root)!r}, flavor={self.flavor.name!r})"
 
+    @cached_property
+    def excluded(self) -> frozenset[str]:
+        """The keys (`Flavor.page_key`) of the pages the vault's own config leaves out of every
+        answer (``exclude``)."""
+        key = self.flavor.page_key
+        return frozenset(key(title) for title in self.own_config.exclude)
+
     # -- journals -----------------------------------------------------------------------------
 
     @cached_property

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from journal_agent import api, api_context, firstpass, index
+from journal_agent import api, api_context, firstpass, index, queries
 from journal_agent.api import Query
 from journal_agent.facts import PageFacts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
@@ -38,15 +38,15 @@ from .test_summary_patch import FLAVORS, change_at_random
 
 @pytest.fixture
 def spy_graph(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many graphs of every page `Query.graph` built (the first pass builds none)."""
+    """How many graphs of every page `queries.vault_graph` built (the first pass builds none)."""
     built: list[int] = []
-    real = Query.graph
+    real = queries.vault_graph
 
-    def graph(self: Query, *args: Any, **kw: Any) -> Graph:
+    def graph(*args: Any, **kw: Any) -> Graph:
         built.append(1)
-        return real(self, *args, **kw)
+        return real(*args, **kw)
 
-    monkeypatch.setattr(Query, "graph", graph)
+    monkeypatch.setattr(queries, "vault_graph", graph)
     return built
 
 
@@ -89,7 +89,7 @@ def assert_first_pass_is_the_graphs(root: Path, known: dict[str, Any] | None = N
     query = Query.of(root, None, None, True)
     warnings: list[str] = []
     files = query.vault.page_files(warnings)
-    first = firstpass.first_graph(query.vault, files, warnings, query._excluded(), known)
+    first = firstpass.first_graph(query.vault, files, warnings, query.vault.excluded, known)
     full = Query.of(root, None, None, False).graph()  # caches nothing: the vault stays cold
     assert sorted(first.index.warnings) == sorted(full.index.warnings)
     for as_of, days in DAYS:
@@ -340,7 +340,7 @@ def test_the_background_build_outlives_the_command(
         raise AssertionError("built in the foreground")
 
     expected = api.topics(vault=logseq_vault, as_of="2026-11-29", use_cache=False).to_json()
-    monkeypatch.setattr(Query, "graph", no_graph)
+    monkeypatch.setattr(queries, "vault_graph", no_graph)
     assert api.topics(vault=logseq_vault, as_of="2026-11-29").to_json() == expected
     assert cached(logseq_vault)
     again = subprocess.run([*argv, "--as-of", "2026-11-29", "--json"], capture_output=True)

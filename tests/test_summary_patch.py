@@ -18,7 +18,7 @@ import pytest
 
 from journal_agent import segments, sidecar, summary_patch, walk
 from journal_agent.api import Query
-from journal_agent.queries import Graph
+from journal_agent.queries import Graph, vault_graph
 from journal_agent.summary import Summary, read, summary_path
 from journal_agent.summary_current import current
 
@@ -107,10 +107,10 @@ def rebuilt(root: Path) -> Summary:
     graphs: list[Graph] = []
 
     def build(listed: tuple[list[Any], list[str]]) -> Graph:
-        graphs.append(q.graph(listed))
+        graphs.append(vault_graph(q.vault, False, listed))
         return graphs[-1]
 
-    s = current(q.vault, use_cache=False, exclude=q._excluded(), build=build)
+    s = current(q.vault, use_cache=False, exclude=q.vault.excluded, build=build)
     listed = graphs[0].listed(all_pages=True)  # in the summary's order
     UNDATED[id(s)] = (s, [sum(b.date is None for b in t.backlinks) for t in listed])
     return s
