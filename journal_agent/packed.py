@@ -15,14 +15,15 @@ from array import array
 from itertools import accumulate
 
 #: The text, the end of each item (past its last character, where its NUL follows), and
-#: whether the list is the text split at each NUL (no item holds one).
-Packed = tuple[str, "array[int]", bool]
+#: whether the list is the text split at each NUL (no item holds one; None: not known yet,
+#: `whole` counts them where a list is made: a query that reads a few items never needs it).
+Packed = tuple[str, "array[int]", bool | None]
 
 
 def pack(items: list[str]) -> bytes:
     """The list as the files keep it: its text and its ends, marshalled."""
     ends = accumulate(len(text) + 1 for text in items)  # each past its NUL
-    return dump(("\0".join(items), array("i", (end - 1 for end in ends)), True))
+    return dump(("\0".join(items), array("I", (end - 1 for end in ends)), True))
 
 
 def dump(packed: Packed) -> bytes:
@@ -34,13 +35,13 @@ def unpack(data: object) -> Packed | None:
     """What `pack` made; None if ``data`` is not that (a corrupt or foreign file)."""
     try:
         text, ends = marshal.loads(data)  # type: ignore[arg-type]
-        column = array("i")
+        column = array("I")  # unsigned: no end can be negative, nothing to check
         column.frombytes(ends)
     except (ValueError, EOFError, TypeError):
         return None
-    if type(text) is not str or (column and (column[-1] != len(text) or min(column) < 0)):
+    if type(text) is not str or (column and column[-1] != len(text)):
         return None
-    return text, column, text.count("\0") == len(column) - 1
+    return text, column, None
 
 
 def unpack_chunks(data: object) -> Packed | None:
@@ -52,9 +53,8 @@ def unpack_chunks(data: object) -> Packed | None:
     found = unpack(data[0])
     if found is None or len(data) == 1:
         return found
-    text, first, whole = found
-    parts, ends, at = [text] if first else [], array("i", first), len(text)
-    whole = whole or not first
+    text, first, _ = found
+    parts, ends, at = [text] if first else [], array("I", first), len(text)
     for chunk in data[1:]:
         more = unpack(chunk)
         if more is None:
@@ -63,8 +63,8 @@ def unpack_chunks(data: object) -> Packed | None:
             shift = at + 1 if ends else 0
             ends.extend(end + shift for end in more[1])
             parts.append(more[0])
-            at, whole = shift + len(more[0]), whole and more[2]
-    return "\0".join(parts), ends, whole
+            at = shift + len(more[0])
+    return "\0".join(parts), ends, None
 
 
 def item(packed: Packed, i: int) -> str:
@@ -72,12 +72,18 @@ def item(packed: Packed, i: int) -> str:
     return text[ends[i - 1] + 1 if i else 0 : ends[i]]
 
 
+def whole(packed: Packed) -> bool:
+    """Whether no item holds a NUL: the text split at each NUL is the list."""
+    text, ends, known = packed
+    return known if known is not None else text.count("\0") == len(ends) - 1
+
+
 def split(packed: Packed) -> list[str]:
     """Every item."""
-    text, ends, whole = packed
+    text, ends, _ = packed
     if not ends:
         return []
-    if whole:  # no item holds a NUL: split in C
+    if whole(packed):  # no item holds a NUL: split in C
         return text.split("\0")
     starts = (0, *(end + 1 for end in ends[:-1]))
     return [text[a:b] for a, b in zip(starts, ends, strict=True)]
@@ -87,12 +93,12 @@ def extended(packed: Packed, more: list[str]) -> Packed:
     """``packed`` with ``more`` after its items (the text is copied once, whatever ``more``)."""
     if not more:
         return packed
-    text, ends, whole = packed
-    parts, at, ends = ([text] if ends else []), len(text), array("i", ends)
+    text, ends, known = packed
+    parts, at, ends = ([text] if ends else []), len(text), array("I", ends)
     for added in more:
         at += len(added) + (1 if ends else 0)  # past the NUL before it, if any
         ends.append(at)
-    return "\0".join([*parts, *more]), ends, whole and not any("\0" in m for m in more)
+    return "\0".join([*parts, *more]), ends, known and not any("\0" in m for m in more)
 
 
 def fold(text: str) -> str:

@@ -38,6 +38,7 @@ from .packed import (
     split,
     unfolded,
     unpack_chunks,
+    whole,
 )
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
@@ -254,7 +255,7 @@ class Summary:
         """Every title joined by NULs, from the titles still packed, without making a list of
         them (which a save would pack again: a patch that adds a topic keys every title); None
         where they are a list already, or a title holds a NUL."""
-        if self._titles is not None or not self._packed["titles"][2]:
+        if self._titles is not None or not whole(self._packed["titles"]):
             return None
         return self._packed["titles"][0]
 

@@ -1548,7 +1548,7 @@ def test_a_list_kept_in_chunks_reads_back_as_one(seed: int) -> None:
     """`packed.unpack_chunks` joins a list kept in chunks (the base's, one more per patch) in one
     step: each item, the whole list and whether it splits at every NUL are those of the list
     packed at once (empty chunks, empty items and items holding a NUL too)."""
-    from journal_agent.packed import item, pack, split, unpack, unpack_chunks
+    from journal_agent.packed import extended, item, pack, split, unpack, unpack_chunks, whole
 
     rng = random.Random(seed)
     for _ in range(200):
@@ -1558,9 +1558,13 @@ def test_a_list_kept_in_chunks_reads_back_as_one(seed: int) -> None:
         cuts = sorted(rng.randrange(len(items) + 1) for _ in range(rng.randrange(4)))
         chunks = [items[a:b] for a, b in zip([0, *cuts], [*cuts, len(items)], strict=True)]
         found = unpack_chunks(tuple(pack(c) for c in chunks))
-        whole = unpack(pack(items))
-        assert found is not None and whole is not None
+        at_once = unpack(pack(items))
+        assert found is not None and at_once is not None
         assert [item(found, k) for k in range(len(items))] == items == split(found)
-        assert found[0] == whole[0] and list(found[1]) == list(whole[1])
-        assert found[2] == whole[2] or not items
+        assert found[0] == at_once[0] and list(found[1]) == list(at_once[1])
+        nul_free = not any("\0" in i for i in items)
+        assert whole(found) == whole(at_once) == nul_free or not items
+        grown = extended(found, chunks[-1])
+        assert split(grown) == items + chunks[-1]
+        assert whole(grown) == nul_free or not items
     assert unpack_chunks(()) is None and unpack_chunks((pack(["a"]), b"junk")) is None
