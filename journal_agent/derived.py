@@ -9,7 +9,7 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
     import datetime as dt
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
     from typing import Any, Literal
 
     Status = Literal["active", "resolved", "stale", "unmentioned"]
@@ -91,6 +91,19 @@ def status_encoder(thread: bool = False) -> Callable[..., str]:
         )
 
     return stale_thread if thread else status
+
+
+def unmentioned_encoded(titles: Iterable[str], paths: Iterable[str | None]) -> list[str]:
+    """`status_encoder`'s objects of unmentioned topics, all at once: most topics of a large
+    vault are, and a call per topic took twice the time."""
+    from .render import json_quoter
+
+    quoted = json_quoter()
+    tail = ', "status": "unmentioned", "last_mentioned": null, "days_silent": null, "mentions": 0}'
+    return [
+        f'{{"topic": {title}, "path": {"null" if path is None else quoted(path)}{tail}'
+        for title, path in zip(map(quoted, titles), paths, strict=True)
+    ]
 
 
 def thread_object(status: dict[str, Any], last_text: str | None) -> dict[str, Any]:

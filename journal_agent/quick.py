@@ -259,7 +259,7 @@ def respond(
     import datetime as dt
     import functools
 
-    from .derived import status_encoder, status_object, thread_object
+    from .derived import status_encoder, status_object, thread_object, unmentioned_encoded
 
     window: int = summary.guard["days"]
     if "--days" in query:
@@ -297,7 +297,10 @@ def respond(
     if only is None:
         make = status_encoder() if encoded else status_object
         listing = [make(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
-        listing += [make(title(i), path(i), "unmentioned", None, None, 0) for i in undated]
+        if encoded:
+            listing += unmentioned_encoded(map(title, undated), map(path, undated))
+        else:
+            listing += [make(title(i), path(i), "unmentioned", None, None, 0) for i in undated]
         head["topics"] = listing
         return head
     texts = [summary.string(summary.texts[end - 1]) for _, _, _, end, _ in rows]

@@ -61,9 +61,8 @@ def json_listing(result: dict[str, Any]) -> str:
     numbers or None."""
     quoted = json_quoter()
     *head, (key, items) = result.items()
-    fields = [f"{quoted(k)}: {_scalar(v, quoted)}" for k, v in head]
-    fields.append(f"{quoted(key)}: [{', '.join(items)}]")
-    return "{" + ", ".join(fields) + "}"
+    start = "".join(f"{quoted(k)}: {_scalar(v, quoted)}, " for k, v in head)
+    return f"{{{start}{quoted(key)}: [{', '.join(items)}]}}"  # a few MB: copied once more only
 
 
 def _scalar(value: str | int | None, quoted: Callable[[str], str]) -> str:

@@ -561,6 +561,30 @@ def test_a_vault_that_changed_is_patched_in_the_folder_the_warm_path_found(
     assert full(asked, capsys) == (0, ran.stdout, "")
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        {"as_of": "2026-11-29", "days": 21},
+        {"topic": 'say "hi" \\ \u2028 ✓ \x01', "path": None},
+        {"topic": "Ünïcode 😀", "path": "pages/a\tb.md"},
+        {},
+    ],
+)
+@pytest.mark.parametrize("items", [[], [{"a": 1}], [{"a": "x\ny"}, {"b": None}, []]])
+def test_a_listing_encoded_by_hand_is_what_json_writes(
+    head: dict[str, Any], items: list[Any]
+) -> None:
+    """`render.json_listing` writes its head without the json module: byte for byte what
+    ``json.dumps(…, ensure_ascii=False)`` writes of the whole."""
+    import json
+
+    from journal_agent import render
+
+    encoded = [json.dumps(item, ensure_ascii=False) for item in items]
+    found = render.json_listing({**head, "entries": encoded})
+    assert found == json.dumps({**head, "entries": items}, ensure_ascii=False)
+
+
 #: What the warm path must not import: each costs milliseconds of a query that takes a tenth
 #: of a second on a large vault (`json` imports `re` and `enum`: ten of them on a slow machine).
 HEAVY = ("json", "re", "enum", "typing", "argparse", "pathlib", "platformdirs")
