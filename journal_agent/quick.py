@@ -1,5 +1,6 @@
 """The warm path: ``stale``, ``topics`` and ``status`` answered from the cached status summary
-without loading the library. The console script's entry (`run`).
+without loading the library, and ``timeline TOPIC --json`` to a pipe without the CLI's parser
+and the query layer (`timeline`). The console script's entry (`run`).
 
 On a vault whose files did not change since the last query, the answer is milliseconds of work
 on the cached summary (`summary`); what costs is starting: importing the argument parser,
@@ -9,7 +10,7 @@ standard library's cheapest parts only: the settings files unchanged since the s
 written (their stats, kept in its guard, from which the settings, the page rules and the default
 window follow), then every page file's stat (`walk.stamp`) unless a running `watch` vouches for
 the summary (`watchstamp`), and prints what `cli` prints (`render`). When only page files
-changed, the library brings the summary up to date (`summary_current.current`: patched or
+changed, the library brings the summary up to date (`summary_current.summary_of`: patched or
 rebuilt, as `cli` would) and this module prints it, without `cli`'s argument parser and topic
 objects. Anything else, and any doubt, goes to `cli.main`, which answers everything: a
 cache that is missing or written by another version, changed settings, an option it does not
@@ -26,6 +27,7 @@ import sys
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
+    import datetime as dt
     from collections.abc import Iterator, Sequence
     from typing import Any, NoReturn
 
@@ -43,7 +45,10 @@ OPTIONS = {
     "stale": {"--vault", "--as-of", "--days", "--json", "--all-pages"},
     "topics": {"--vault", "--as-of", "--days", "--json", "--all-pages"},
     "status": {"--vault", "--as-of", "--days", "--json"},
+    "timeline": {"--vault", "--as-of", "--days", "--json"},  # JSON to a pipe only (`answer`)
 }
+#: The commands that name a topic (a word that is no option).
+NAMING = ("status", "timeline")
 VALUED = {"--vault", "--as-of", "--days"}
 VAULT_ENV = "JOURNAL_AGENT_VAULT"  # `vault.ENV_VAR`
 
@@ -102,16 +107,16 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
     the summary brought up to date from what ``seen`` holds, by the library (`summary_current`,
     as `cli` would, without its parser and its topic objects)."""
     query = parse(words)
-    if query is None:
-        return None
+    encoded = query is not None and "--json" in query and not sys.stdout.isatty()
+    if query is None or (query["command"] == "timeline" and not encoded):
+        return None  # (a timeline's text: `cli`)
     gc.disable()  # as `cli.main`: one answer, then exit
     raw = query.get("--vault") or os.environ.get(VAULT_ENV) or ""
     stale = query["command"] == "stale"
     summary = current(raw, seen, stale) if refresh and seen else warm_summary(raw, seen)
     if summary is None:
         return None
-    encoded = "--json" in query and not sys.stdout.isatty()  # as `render.json_text` writes it
-    result = respond(summary, query, encoded)
+    result = respond(summary, query, encoded, raw)  # encoded: as `render.json_text` writes it
     if result is None:
         return None
     from . import render
@@ -183,11 +188,11 @@ def parse(words: list[str]) -> dict[str, Any] | None:
             query[word] = value
         elif word in allowed:
             query[word] = True
-        elif word.startswith("-") or words[0] != "status" or "topic" in query:
+        elif word.startswith("-") or words[0] not in NAMING or "topic" in query:
             return None
         else:
             query["topic"] = word
-    if words[0] == "status" and "topic" not in query:
+    if words[0] in NAMING and "topic" not in query:
         return None
     return query
 
@@ -251,11 +256,11 @@ def watched(summary: Summary) -> bool:
 
 
 def respond(
-    summary: Summary, query: dict[str, Any], encoded: bool = False
+    summary: Summary, query: dict[str, Any], encoded: bool = False, raw: str = ""
 ) -> dict[str, Any] | str | None:
     """The command's JSON answer from the summary, as `cli` gives it; None if it cannot tell.
     ``encoded``: a status, and each listed topic, already encoded as JSON (`render.json_listing`
-    prints a listing)."""
+    prints a listing); ``raw``: the vault as named (a timeline opens it)."""
     import datetime as dt
     import functools
 
@@ -283,6 +288,8 @@ def respond(
     def last(silent: int | None) -> str | None:
         return None if silent is None else dt.date.fromordinal(limit - silent).isoformat()
 
+    if query["command"] == "timeline":
+        return timeline(summary, raw, query["topic"], as_of)
     if query["command"] == "status":
         i = summary.spelled.get(query["topic"])
         if i is None:
@@ -314,6 +321,28 @@ def respond(
         items = [status_object(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
         head["threads"] = [thread_object(*pair) for pair in zip(items, texts, strict=True)]
     return head
+
+
+def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str, Any] | None:
+    """``timeline TOPIC --json`` to a pipe: the topic's backlinks from the summary and the files
+    that mention it (`backlinks`, as `api.Query.timeline` takes them), encoded; None where those
+    do not answer for certain (`cli` builds the graph, or says the topic is unknown). Without
+    the CLI's parser and the query layer: their imports were a fifth of a warm timeline."""
+    from . import cachedir
+    from .backlinks import topic_backlinks
+    from .queries import Backlink
+    from .queries import timeline as ordered
+    from .vault import open_vault
+
+    was, cachedir.FOUND = cachedir.FOUND, cachedir._cache_root(guess=True)  # the summary's
+    try:  # folder, where the topic's kept backlinks are too: platformdirs is not asked
+        found = topic_backlinks(open_vault(raw), summary, topic)
+    finally:
+        cachedir.FOUND = was
+    if found is None:
+        return None
+    entries = list(map(Backlink.encoder(), ordered(found, as_of)))
+    return {"topic": found.page.title, "path": found.page.path, "entries": entries}
 
 
 def listed(

@@ -44,6 +44,7 @@ QUERIES = [
     ["topics", "--days", "400", "--as-of", "2026-06-01"],
     ["stale", "--as-of", "2025-01-01"],
     ["status", "--json"],  # a topic is added
+    ["timeline", "--json"],  # every third name: each the CLI does not know builds a graph
 ]
 Run = tuple[int | None, str, str]
 
@@ -129,11 +130,12 @@ def test_the_warm_path_prints_what_the_cli_prints(
     names = spellings(root)
     answered = 0
     for words in QUERIES:
-        for topic in names if words[0] == "status" else [None]:
+        named = {"status": names, "timeline": names[::3]}.get(words[0], [None])
+        for topic in named:
             asked = [*words, *([topic] if topic else []), "--vault", str(root)]
             if "--as-of" not in words:
                 asked += ["--as-of", AS_OF]
-            if topic is not None and (not topic or topic.startswith(("-", " "))):
+            if topic is not None and (not topic or topic.startswith("-")):
                 assert warm(asked, capsys) == (None, "", "")  # the CLI parses those
                 continue
             cold = full(asked, capsys)  # also writes the summary, with its guard
