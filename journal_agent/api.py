@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 from .derived import thread_object
 from .errors import BadArgument, translated
 from .patterns import regex
-from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive
+from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive, encoded_timeline
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
 from .records import Record
@@ -430,9 +430,8 @@ class TimelineResult(Record):
         }
 
     def encoded(self) -> dict[str, Any]:
-        """`to_json`, its entries encoded (`render.json_listing`)."""
-        entries = list(map(Backlink.encoder(), self.entries))
-        return {"topic": self.topic.page.title, "path": self.topic.page.path, "entries": entries}
+        """`to_json`, its entries encoded (`queries.encoded_timeline`)."""
+        return encoded_timeline(self.topic, self.entries)
 
     def write_html(self, path: str | os.PathLike[str], vault: VaultArg = None) -> Path:
         """Write the timeline as one self-contained HTML page at ``path`` (`timeline_page`)."""

@@ -234,6 +234,13 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
     return dated + undated
 
 
+def encoded_timeline(topic: Topic, entries: list[Backlink]) -> dict[str, Any]:
+    """A timeline's JSON object, its entries already encoded (`render.json_listing` prints it):
+    `api.TimelineResult.encoded`, and the warm path's, which loads no `api`."""
+    entries_json = list(map(Backlink.encoder(), entries))
+    return {"topic": topic.page.title, "path": topic.page.path, "entries": entries_json}
+
+
 def all_topics(graph: Graph, as_of: dt.date, days: int, all_pages: bool = False) -> list[Topic]:
     """Every topic with its derived status, most recently mentioned first (``all_pages``:
     Logseq's built-in, property-key, marker and priority pages too)."""

@@ -330,7 +330,7 @@ def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str
     the CLI's parser and the query layer: their imports were a fifth of a warm timeline."""
     from . import cachedir
     from .backlinks import topic_backlinks
-    from .queries import Backlink
+    from .queries import encoded_timeline
     from .queries import timeline as ordered
     from .vault import open_vault
 
@@ -341,8 +341,7 @@ def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str
         cachedir.FOUND = was
     if found is None:
         return None
-    entries = list(map(Backlink.encoder(), ordered(found, as_of)))
-    return {"topic": found.page.title, "path": found.page.path, "entries": entries}
+    return encoded_timeline(found, ordered(found, as_of))
 
 
 def listed(
