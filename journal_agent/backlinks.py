@@ -17,7 +17,9 @@ topic as are kept. (Unchanged, the file still holds those blocks; they land on t
 no other block does, since they are as many as land now.) Other files are read as before.
 While the summary is the one they were kept with (its stamp: every file's stat), and no file
 was in the racy window then, no file has changed since: every file's kept backlinks are taken
-as they are (`Memo.unchanged`), without the side file or a check per file.
+as they are (`Memo.unchanged`), without the side file or a check per file; and a timeline
+takes them already encoded, in its order (`Memo.entries`, kept with them: making and encoding a
+hot topic's ten thousand undated entries anew was half a warm timeline).
 """
 
 from __future__ import annotations
@@ -28,15 +30,21 @@ import os
 import time
 from array import array
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
+from typing import TYPE_CHECKING
 
 from .columns import positions
 from .digests import blake2b
-from .queries import Backlink, Topic
+from .queries import Backlink, Topic, undated_order
 from .registry import Page, query_keys
 from .summary import Summary, summary_path
 from .vault import PageFile, Vault
+
+if TYPE_CHECKING:
+    import datetime as dt
+    from typing import Any
 
 #: A topic mentioned in more files than this has what was found for it kept (`Memo`): below it,
 #: the files are read faster than the whole cached index is loaded (`index.FEW_FILES`).
@@ -44,7 +52,7 @@ MEMO_MIN = 64
 #: The topics kept at most, per vault: those written last.
 MEMO_TOPICS = 8
 #: The shape of what is kept: another's is not read.
-MEMO_FORMAT = 3
+MEMO_FORMAT = 4
 #: What is kept of a file: its stat, the names its blocks landed on the topic by, its page's
 #: title, and its backlinks' lines, texts and resolutions (a hot topic has tens of thousands:
 #: columns read back in a third of the time of a tuple per backlink).
@@ -55,24 +63,49 @@ Kept = tuple[
 
 def topic_backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
     """The topic ``name`` names with every backlink the graph would give it, or None."""
-    from .sidecar import Unreadable
-
-    try:
-        return _backlinks(vault, summary, name)
-    except Unreadable:  # a side file that reads only in part: the graph answers
-        return None
+    i = summary.find(query_keys(vault)(name))
+    return None if i is None else _backlinks(vault, summary, i, Memo(vault, summary, i))
 
 
-def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
-    from .index import RACY_NS, facts_of
-    from .sidecar import load_side, stat_of
+def topic_timeline(
+    vault: Vault, summary: Summary, name: str, as_of: dt.date
+) -> dict[str, Any] | None:
+    """The timeline of the topic ``name`` names as of ``as_of``, encoded as
+    `queries.encoded_timeline` makes it, or None (as `topic_backlinks`)."""
+    from .queries import encoded_timeline, timeline
 
     i = summary.find(query_keys(vault)(name))
     if i is None:
         return None
+    memo = Memo(vault, summary, i)
+    if memo.entries is not None and memo.current(summary):  # its undated entries, encoded
+        topic = _dated(summary, i)
+        return encoded_timeline(topic, timeline(topic, as_of), memo.entries)
+    found = _backlinks(vault, summary, i, memo)
+    return None if found is None else encoded_timeline(found, timeline(found, as_of))
+
+
+def _dated(summary: Summary, i: int) -> Topic:
+    """Topic ``i`` with its dated backlinks (the summary's)."""
     topic = Topic(Page(summary.title(i), summary.path(i)))
     topic.backlinks = summary.backlinks(range(summary.starts[i], summary.starts[i + 1]))
-    memo = Memo(vault, summary, i)
+    return topic
+
+
+def _backlinks(vault: Vault, summary: Summary, i: int, memo: Memo) -> Topic | None:
+    from .sidecar import Unreadable
+
+    try:
+        return _found(vault, summary, i, memo)
+    except Unreadable:  # a side file that reads only in part: the graph answers
+        return None
+
+
+def _found(vault: Vault, summary: Summary, i: int, memo: Memo) -> Topic | None:
+    from .index import RACY_NS, facts_of
+    from .sidecar import load_side, stat_of
+
+    topic = _dated(summary, i)
     kept = memo.unchanged(summary)
     if kept is not None:
         topic.backlinks += kept
@@ -136,34 +169,56 @@ def _backlinks(vault: Vault, summary: Summary, name: str) -> Topic | None:
 
 class Memo:
     """What was found for one hot topic, kept per file (see the module): a marshalled dict of
-    each file's `Kept`, a file of its own beside the summary for each of the `MEMO_TOPICS`
-    topics written last. Derived and deletable like the rest of the cache."""
+    each file's `Kept` (marshalled once more: a timeline that takes `entries` does not decode
+    it), and those backlinks encoded, a file of its own beside the summary for each of the
+    `MEMO_TOPICS` topics written last. Derived and deletable like the rest of the cache."""
 
     def __init__(self, vault: Vault, summary: Summary, i: int) -> None:
         who = f"{summary.path(i)}\0{summary.title(i)}".encode("utf-8", "surrogateescape")
         self.path = f"{summary_path(vault)}.hot-{blake2b(who, digest_size=8).hexdigest()}"
         # of the settings and the version too (a page's title may follow from a file-name format)
         self.made_by = (MEMO_FORMAT, summary.guard.get("fingerprint"))
-        self.kept: dict[str, Kept] = {}
         self.stamp = ""  # the summary's when all was kept, no file racy then; else empty
+        #: Every kept backlink encoded (`queries.Backlink.encoder`), in a timeline's order of
+        #: undated entries (`queries.undated_order`), joined by ", ", where `stamp` is set.
+        self.entries: str | None = None
+        self._packed = b""  # `kept`, marshalled
         try:
             with open(self.path, "rb") as f:
-                made_by, kept, stamp = marshal.loads(f.read())
+                made_by, packed, stamp, entries = marshal.loads(f.read())
         except (OSError, EOFError, ValueError, TypeError):
             return  # none, or not ours: written anew
-        if made_by == self.made_by and type(kept) is dict and type(stamp) is str:
-            self.kept, self.stamp = kept, stamp
+        if made_by == self.made_by and type(packed) is bytes and type(stamp) is str:
+            self._packed, self.stamp = packed, stamp
+            self.entries = entries if stamp and type(entries) is str else None
+
+    @cached_property
+    def kept(self) -> dict[str, Kept]:
+        """Each file's `Kept`, by path, in listing order (none where they do not read: the
+        summary's stamp is then forgotten with them)."""
+        try:
+            kept = marshal.loads(self._packed) if self._packed else {}
+        except (EOFError, ValueError, TypeError):
+            kept = None
+        if type(kept) is not dict:
+            self.stamp, self.entries, kept = "", None, {}
+        return kept
+
+    def current(self, summary: Summary) -> bool:
+        """Whether no file can have changed since the backlinks were kept (see the module)."""
+        return bool(self.stamp) and self.stamp == summary.stamp and not summary.racy
 
     def unchanged(self, summary: Summary) -> list[Backlink] | None:
         """Every file's kept backlinks, in listing order, when no file can have changed since
-        they were kept (see the module); else None. Kept for this very summary, they passed
-        its side file's checks then: the side file is not read."""
-        if not self.stamp or self.stamp != summary.stamp or summary.racy:
+        they were kept (`current`); else None. Kept for this very summary, they passed its
+        side file's checks then: the side file is not read."""
+        kept = self.kept  # first: where it does not read, the stamp is forgotten
+        if not self.current(summary):
             return None
         found: list[Backlink] = []
         try:
-            for rel, kept in self.kept.items():
-                found += _made(rel, kept)
+            for rel, one in kept.items():
+                found += _made(rel, one)
         except (TypeError, ValueError, IndexError):  # damaged
             return None
         return found
@@ -197,7 +252,10 @@ class Memo:
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
-        write_atomic(Path(self.path), marshal.dumps((self.made_by, kept, stamp)))
+        found = [b for rel, k in kept.items() for b in _made(rel, k)] if stamp else []
+        entries = ", ".join(map(Backlink.encoder(), undated_order(found)))
+        data = (self.made_by, marshal.dumps(kept), stamp, entries)
+        write_atomic(Path(self.path), marshal.dumps(data))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
         try:
             others = [e for e in os.scandir(folder) if e.name.startswith(prefix)]
@@ -213,7 +271,8 @@ def _made(rel: str, kept: Kept) -> list[Backlink]:
     title, lines, texts, marks = kept[4:]
     if type(title) is not str or not len(lines) == len(texts) == len(marks):
         raise ValueError(rel)
-    return list(map(Backlink, repeat(None), repeat(title), repeat(rel), lines, texts, marks))
+    fields = zip(repeat(None), repeat(title), repeat(rel), lines, texts, marks)
+    return list(map(tuple.__new__, repeat(Backlink), fields))  # in C: a hot topic has thousands
 
 
 def _undated_counts(pairs: array[int], spans: array[int], i: int) -> dict[int, int]:

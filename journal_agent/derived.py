@@ -43,6 +43,14 @@ def recency(last: int | None, title: str) -> tuple[int, str]:
     return (-(last or 0), title.lower())
 
 
+def lowered(texts: list[str]) -> list[str]:
+    """Each of ``texts`` lower-cased, as ``[t.lower() for t in texts]`` gives them, in C: all
+    joined by NULs, which lower-casing does not reach across (a final sigma is one before a NUL
+    as before a text's end)."""
+    found = "\0".join(texts).lower().split("\0")
+    return found if len(found) == len(texts) else [text.lower() for text in texts]
+
+
 def status_object(
     title: str, path: str | None, status: str, last: str | None, silent: int | None, n: int
 ) -> dict[str, Any]:

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .derived import DEFAULT_DAYS as DEFAULT_DAYS
-from .derived import recency, status_object, status_of
+from .derived import lowered, recency, status_object, status_of
 from .errors import AmbiguousPage, PageNotFound
 from .index import Index, load_index, paused_gc
 from .records import Record
@@ -73,10 +74,11 @@ class Backlink(NamedTuple):
         day = cache(lambda d: "null" if d is None else f'"{d.isoformat()}"')
 
         def encode(b: Backlink) -> str:
+            date, page, path, line, text, resolution = b
             return (
-                f'{{"date": {day(b.date)}, "page": {quoted(b.page)}, "path": {quoted(b.path)}, '
-                f'"line": {b.line}, "text": {quoted(b.text)}, '
-                f'"resolution": {"true" if b.resolution else "false"}}}'
+                f'{{"date": {day(date)}, "page": {quoted(page)}, "path": {quoted(path)}, '
+                f'"line": {line}, "text": {quoted(text)}, '
+                f'"resolution": {"true" if resolution else "false"}}}'
             )
 
         return encode
@@ -210,9 +212,9 @@ def _dedupe(backlinks: list[Backlink]) -> list[Backlink]:
     return list(seen.values())
 
 
-def _order(b: Backlink) -> tuple[dt.date | None, str, int]:
-    """Newest last: by day, then page order (the last block of a day is its newest)."""
-    return (b.date, b.path, b.line)
+#: A backlink's place, newest last: by day, then page order (the last block of a day is its
+#: newest): ``(date, path, line)``, taken in C (a hot topic has tens of thousands).
+_order: Callable[[Backlink], tuple[dt.date | None, str, int]] = itemgetter(0, 2, 3)
 
 
 def derive(topic: Topic, as_of: dt.date, days: int) -> Topic:
@@ -230,14 +232,24 @@ def timeline(topic: Topic, as_of: dt.date) -> list[Backlink]:
     dated = [b for b in topic.backlinks if b.date is not None and b.date <= as_of]
     undated = [b for b in topic.backlinks if b.date is None]
     dated.sort(key=_order, reverse=True)
-    undated.sort(key=lambda b: (b.page.lower(), b.line))
-    return dated + undated
+    return dated + undated_order(undated)
 
 
-def encoded_timeline(topic: Topic, entries: list[Backlink]) -> dict[str, Any]:
+def undated_order(backlinks: list[Backlink]) -> list[Backlink]:
+    """Undated backlinks as a timeline lists them: by page title lower-cased, then line (ties
+    in their order), sorted in C: a hot topic has tens of thousands."""
+    found = sorted(backlinks, key=itemgetter(3))  # by line, then (stable) by page
+    pages = lowered(list(map(itemgetter(1), found)))
+    return [found[k] for k in sorted(range(len(found)), key=pages.__getitem__)]
+
+
+def encoded_timeline(topic: Topic, entries: list[Backlink], more: str = "") -> dict[str, Any]:
     """A timeline's JSON object, its entries already encoded (`render.json_listing` prints it):
-    `api.TimelineResult.encoded`, and the warm path's, which loads no `api`."""
+    `api.TimelineResult.encoded`, and the warm path's, which loads no `api`. ``more``: entries
+    after those, encoded and joined by ", " already (`backlinks.Memo.entries`)."""
     entries_json = list(map(Backlink.encoder(), entries))
+    if more:
+        entries_json.append(more)  # `json_listing` joins the items by ", " too
     return {"topic": topic.page.title, "path": topic.page.path, "entries": entries_json}
 
 

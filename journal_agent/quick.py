@@ -329,19 +329,14 @@ def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str
     do not answer for certain (`cli` builds the graph, or says the topic is unknown). Without
     the CLI's parser and the query layer: their imports were a fifth of a warm timeline."""
     from . import cachedir
-    from .backlinks import topic_backlinks
-    from .queries import encoded_timeline
-    from .queries import timeline as ordered
+    from .backlinks import topic_timeline
     from .vault import open_vault
 
     was, cachedir.FOUND = cachedir.FOUND, cachedir._cache_root(guess=True)  # the summary's
     try:  # folder, where the topic's kept backlinks are too: platformdirs is not asked
-        found = topic_backlinks(open_vault(raw), summary, topic)
+        return topic_timeline(open_vault(raw), summary, topic, as_of)
     finally:
         cachedir.FOUND = was
-    if found is None:
-        return None
-    return encoded_timeline(found, ordered(found, as_of))
 
 
 def listed(
@@ -351,7 +346,7 @@ def listed(
     to the as-of day, then, where every status is asked for, the positions of the rest, which
     are unmentioned as of that day: most topics of a large vault, so not looped over one by one
     but found in C and sorted by their titles lower-cased all at once (`lowered`)."""
-    from .derived import recency
+    from .derived import lowered, recency
 
     if only is not None:
         rows = summary.rows(limit, window, only, all_pages)
@@ -368,11 +363,3 @@ def listed(
     undated.sort()  # ties keep the positions' order, as in `rows`
     undated.sort(key=lowered(summary.titles).__getitem__)
     return dated, undated
-
-
-def lowered(texts: list[str]) -> list[str]:
-    """Each of ``texts`` lower-cased, as ``[t.lower() for t in texts]`` gives them, in C: all
-    joined by NULs, which lower-casing does not reach across (a final sigma is one before a NUL
-    as before a text's end)."""
-    found = "\0".join(texts).lower().split("\0")
-    return found if len(found) == len(texts) else [text.lower() for text in texts]

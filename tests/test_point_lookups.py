@@ -319,7 +319,16 @@ def test_a_kept_backlink_whose_name_lands_elsewhere_now_is_read_again(
 
 
 @pytest.mark.parametrize(
-    "damage", [b"", b"\x00garbage", "another format", "a wrong shape", "not a dict"]
+    "damage",
+    [
+        b"",
+        b"\x00garbage",
+        "another format",
+        "a wrong shape",
+        "not a dict",
+        "not marshalled",
+        "entries not a text",
+    ],
 )
 def test_damaged_kept_backlinks_are_read_again(
     logseq_vault: Path, memo_all: None, damage: Any
@@ -336,13 +345,20 @@ def test_damaged_kept_backlinks_are_read_again(
     kept = list(Path(summary_path(open_vault(logseq_vault))).parent.glob("*.hot-*"))
     assert kept
     for path in kept:
-        made_by, found, stamp = marshal.loads(path.read_bytes())
+        made_by, packed, stamp, entries = marshal.loads(path.read_bytes())
+        found = marshal.loads(packed)
         if damage == "another format":
-            data = marshal.dumps(((backlinks.MEMO_FORMAT + 1, made_by[1]), found, stamp))
+            made_by = (backlinks.MEMO_FORMAT + 1, made_by[1])
+            data = marshal.dumps((made_by, packed, stamp, entries))
         elif damage == "a wrong shape":
-            data = marshal.dumps((made_by, {rel: (1, 2) for rel in found}, stamp))
+            packed = marshal.dumps({rel: (1, 2) for rel in found})
+            data = marshal.dumps((made_by, packed, stamp, entries))
         elif damage == "not a dict":
-            data = marshal.dumps((made_by, list(found), stamp))
+            data = marshal.dumps((made_by, marshal.dumps(list(found)), stamp, entries))
+        elif damage == "not marshalled":
+            data = marshal.dumps((made_by, b"\x00garbage", stamp, entries))
+        elif damage == "entries not a text":
+            data = marshal.dumps((made_by, packed, stamp, list(entries)))
         else:
             data = damage
         path.write_bytes(data)

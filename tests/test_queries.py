@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from journal_agent import BadArgument, PageNotFound
 from journal_agent.api import pages, related, stale, status, timeline, topics
@@ -414,3 +416,26 @@ def test_timeline_html_escapes_raw_html(tmp_path: Path) -> None:
     )
     timeline("Topic", vault=root, as_of=AS_OF).write_html(tmp_path / "t.html")
     assert "<script>" not in (tmp_path / "t.html").read_text()
+
+
+_PAGES = ["Zed", "zed", "ZED", "alpha", "Alpha", "ΟΔΟΣ", "οδος", "ǅ", "ǆ", "b"]
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(_PAGES), st.sampled_from(["a.md", "b.md"]), st.integers(0, 5)),
+        max_size=40,
+    )
+)
+def test_undated_backlinks_are_ordered_by_page_lower_cased_then_line(
+    rows: list[tuple[str, str, int]],
+) -> None:
+    """`queries.undated_order` (sorted in C, in two passes) orders as its rule says: by page
+    title lower-cased, then line, ties in the order given."""
+    from journal_agent.queries import Backlink, undated_order
+
+    found = [
+        Backlink(None, page, path, line, f"t{n}", False)
+        for n, (page, path, line) in enumerate(rows)
+    ]
+    assert undated_order(found) == sorted(found, key=lambda b: (b.page.lower(), b.line))

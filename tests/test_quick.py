@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import journal_agent
-from journal_agent import cli, quick
+from journal_agent import cli, derived, quick
 from journal_agent.index import RACY_NS
 
 from .conftest import ROOT, copy_vault, journal, past_racy, settle
@@ -95,6 +95,43 @@ def test_a_timeline_for_a_pipe_is_what_json_dumps_writes(
         found = journal_agent.timeline(name, vault=root, as_of=AS_OF).to_json()
         assert code == 0 and found["entries"]
         assert out == json.dumps(found, ensure_ascii=False) + "\n"
+
+
+def test_a_kept_timeline_is_what_the_cli_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where nothing changed since a topic's backlinks were kept (`backlinks.Memo`), the warm
+    path prints its undated entries as they were kept, encoded and in order: byte for byte the
+    CLI's without a cache, for every topic, as of several days; pages alike but for case (by
+    line, then in path order), several blocks a page, resolutions, texts JSON must escape."""
+    from journal_agent import backlinks
+
+    monkeypatch.setattr(backlinks, "MEMO_MIN", 0)  # every topic's backlinks kept
+    monkeypatch.setattr(backlinks, "MEMO_TOPICS", 10_000)
+    root = strange_vault(tmp_path / "strange")
+    pages = root / "pages"
+    lines = ['- DONE [[abc]] "done"', "- [[ABD]] and [[abc]] \\ \x04", "  - [[abc]] nested"]
+    for n, name in enumerate(["Zed", "zed", "ZED ", "alpha", "Ünïcode Page", "b\\q"]):
+        (pages / f"{name}.md").write_text("\n".join(lines[n % 3 :] + lines[: n % 3]) + "\n")
+    settle(root)
+    names = ["abc", "ABD", 'say "hi"', "Ünïcode 😀", "Later", "alpha"]
+    days = [AS_OF, "2026-10-15", "2026-12-31"]
+    asked = [
+        ["timeline", n, "--json", "--vault", str(root), "--as-of", d] for n in names for d in days
+    ]
+    assert full(["stale", "--vault", str(root)], capsys)[0] == 0  # writes the summary
+    for words in asked:  # keeps every topic's backlinks, with the summary it answered from
+        assert warm(words, capsys)[0] == 0, words
+
+    made: list[object] = []  # topics whose backlinks are found anew (none kept: no undated)
+    found_anew = backlinks._backlinks
+    monkeypatch.setattr(backlinks, "_backlinks", lambda *a: made.append(a) or found_anew(*a))
+    for words in asked:
+        made.clear()
+        found = warm(words, capsys)
+        assert found[0] == 0 and found == full([*words, "--no-cache"], capsys), words
+        assert ('"date": null' in found[1]) is not bool(made), words
+    assert '"date": null' in warm(asked[0], capsys)[1]
 
 
 def vault_of(request: pytest.FixtureRequest, tmp_path: Path, fixture: str) -> Path:
@@ -623,6 +660,6 @@ def test_a_warm_answer_imports_nothing_heavy(
     ],
 )
 def test_titles_lowered_at_once_are_each_lowered(texts: list[str]) -> None:
-    """`quick.lowered` joins the titles to lower-case them in one call: a NUL between two
+    """`derived.lowered` joins the titles to lower-case them in one call: a NUL between two
     must bound a final sigma as a text's end does."""
-    assert quick.lowered(texts) == [text.lower() for text in texts]
+    assert derived.lowered(texts) == [text.lower() for text in texts]
