@@ -125,7 +125,12 @@ def test_a_kept_timeline_is_what_the_cli_prints(
 
     made: list[object] = []  # topics whose backlinks are found anew (none kept: no undated)
     found_anew = backlinks._backlinks
-    monkeypatch.setattr(backlinks, "_backlinks", lambda *a: made.append(a) or found_anew(*a))
+
+    def spied(*args: Any) -> Any:
+        made.append(args)
+        return found_anew(*args)
+
+    monkeypatch.setattr(backlinks, "_backlinks", spied)
     for words in asked:
         made.clear()
         found = warm(words, capsys)
