@@ -77,19 +77,18 @@ def racy_digests(vault: Vault, files: Sequence[Stat]) -> dict[str, bytes]:
     """The digests of the files modified so recently that a change to them may not show in
     their stat yet: a projection built now holds them, and is trusted later only while they
     still hold the same bytes (git's "racily clean" rule). Unreadable ones are left out."""
-    from .walk import newest
+    from .walk import changed_after, newest
 
     racy_after = time.time_ns() - RACY_NS
     out: dict[str, bytes] = {}
     latest = newest(files)
     if latest is None or latest <= racy_after:
         return out  # most often none: found without a Python step per file
-    for rel, when, _size, _inode in files:  # `PageFile`s, or the plain tuples of a listing
-        if when > racy_after:
-            try:
-                out[rel] = _digest(vault.read_bytes(rel, listed=True))
-            except UnreadablePage:
-                continue
+    for rel, *_ in changed_after(files, racy_after):  # `PageFile`s, or a listing's tuples
+        try:
+            out[rel] = _digest(vault.read_bytes(rel, listed=True))
+        except UnreadablePage:
+            continue
     return out
 
 

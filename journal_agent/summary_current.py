@@ -218,6 +218,6 @@ def settled(files: Sequence[Stat], racy: dict[str, bytes]) -> bool:
     import time
 
     from .index import RACY_NS
+    from .walk import changed_after
 
-    before = time.time_ns() - RACY_NS
-    return all(when <= before for rel, when, _, _ in files if rel in racy)
+    return not any(f[0] in racy for f in changed_after(files, time.time_ns() - RACY_NS))

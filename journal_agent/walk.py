@@ -444,6 +444,16 @@ def newest(files: Sequence[Stat]) -> int | None:
     return max(map(itemgetter(1), files), default=None)
 
 
+def changed_after(files: Sequence[Stat], after: int) -> Iterator[Stat]:
+    """The files of the listing ``files`` changed after ``after`` (ns), in order: looked for only
+    in the blocks whose newest change is (`newest`), where they were digested."""
+    blocks: Iterable[int] = range((len(files) + BLOCK - 1) // BLOCK)
+    if _DIGESTED is not None and _DIGESTED[0] is files:
+        blocks = [n for n in blocks if _DIGESTED[2][n] > after]
+    for n in blocks:
+        yield from (f for f in files[n * BLOCK : (n + 1) * BLOCK] if f[1] > after)
+
+
 def _digests(files: Sequence[Stat]) -> tuple[list[bytes], list[int]]:
     """Each block's digest, and its newest change time."""
     out, newest = [], []

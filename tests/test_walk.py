@@ -102,6 +102,19 @@ def test_relisted_equals_a_full_listing_after_random_changes(tmp_path: Path, see
         files = again
 
 
+@pytest.mark.parametrize("digested", [False, True])
+def test_files_changed_after_a_time_are_those_a_filter_finds(digested: bool) -> None:
+    """`walk.changed_after` looks only in the blocks whose newest change is after the time (where
+    the listing was digested): the same files, in the same order, as a filter over all."""
+    rng = random.Random(7)
+    for n in (0, 1, BLOCK - 1, BLOCK, 3 * BLOCK + 5):
+        files = [(f"p{i:05}.md", rng.randrange(500 if i % 700 else 1000), 1, i) for i in range(n)]
+        if digested:
+            blocks(files)
+        for after in (-1, 0, 500, 990, 999, 1000):
+            assert list(walk.changed_after(files, after)) == [f for f in files if f[1] > after]
+
+
 def test_relisted_digests_again_only_the_blocks_a_change_falls_in(tmp_path: Path) -> None:
     root = tmp_path / "vault"
     (root / "pages").mkdir(parents=True)
