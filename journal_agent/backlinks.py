@@ -28,6 +28,7 @@ import bisect
 import marshal
 import os
 import time
+import zlib
 from array import array
 from collections.abc import Callable, Iterable
 from functools import cached_property
@@ -169,9 +170,10 @@ def _found(vault: Vault, summary: Summary, i: int, memo: Memo) -> Topic | None:
 
 class Memo:
     """What was found for one hot topic, kept per file (see the module): a marshalled dict of
-    each file's `Kept` (marshalled once more: a timeline that takes `entries` does not decode
-    it), and those backlinks encoded, a file of its own beside the summary for each of the
-    `MEMO_TOPICS` topics written last. Derived and deletable like the rest of the cache."""
+    each file's `Kept` (marshalled and compressed once more: a timeline that takes `entries`
+    does not decode it, and the entries hold its texts again), and those backlinks encoded, a
+    file of its own beside the summary for each of the `MEMO_TOPICS` topics written last.
+    Derived and deletable like the rest of the cache."""
 
     def __init__(self, vault: Vault, summary: Summary, i: int) -> None:
         who = f"{summary.path(i)}\0{summary.title(i)}".encode("utf-8", "surrogateescape")
@@ -182,7 +184,7 @@ class Memo:
         #: Every kept backlink encoded (`queries.Backlink.encoder`), in a timeline's order of
         #: undated entries (`queries.undated_order`), joined by ", ", where `stamp` is set.
         self.entries: str | None = None
-        self._packed = b""  # `kept`, marshalled
+        self._packed = b""  # `kept`, marshalled and compressed
         try:
             with open(self.path, "rb") as f:
                 made_by, packed, stamp, entries = marshal.loads(f.read())
@@ -197,8 +199,8 @@ class Memo:
         """Each file's `Kept`, by path, in listing order (none where they do not read: the
         summary's stamp is then forgotten with them)."""
         try:
-            kept = marshal.loads(self._packed) if self._packed else {}
-        except (EOFError, ValueError, TypeError):
+            kept = marshal.loads(zlib.decompress(self._packed)) if self._packed else {}
+        except (EOFError, ValueError, TypeError, zlib.error):
             kept = None
         if type(kept) is not dict:
             self.stamp, self.entries, kept = "", None, {}
@@ -254,7 +256,7 @@ class Memo:
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
         found = [b for rel, k in kept.items() for b in _made(rel, k)] if stamp else []
         entries = ", ".join(map(Backlink.encoder(), undated_order(found)))
-        data = (self.made_by, marshal.dumps(kept), stamp, entries)
+        data = (self.made_by, zlib.compress(marshal.dumps(kept), 1), stamp, entries)
         write_atomic(Path(self.path), marshal.dumps(data))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
         try:

@@ -326,6 +326,7 @@ def test_a_kept_backlink_whose_name_lands_elsewhere_now_is_read_again(
         "another format",
         "a wrong shape",
         "not a dict",
+        "not compressed",
         "not marshalled",
         "entries not a text",
     ],
@@ -334,6 +335,7 @@ def test_damaged_kept_backlinks_are_read_again(
     logseq_vault: Path, memo_all: None, damage: Any
 ) -> None:
     import marshal
+    import zlib
 
     from journal_agent import backlinks
     from journal_agent.summary import summary_path
@@ -346,15 +348,19 @@ def test_damaged_kept_backlinks_are_read_again(
     assert kept
     for path in kept:
         made_by, packed, stamp, entries = marshal.loads(path.read_bytes())
-        found = marshal.loads(packed)
+        found = marshal.loads(zlib.decompress(packed))
         if damage == "another format":
             made_by = (backlinks.MEMO_FORMAT + 1, made_by[1])
             data = marshal.dumps((made_by, packed, stamp, entries))
         elif damage == "a wrong shape":
-            packed = marshal.dumps({rel: (1, 2) for rel in found})
+            packed = zlib.compress(marshal.dumps({rel: (1, 2) for rel in found}))
             data = marshal.dumps((made_by, packed, stamp, entries))
         elif damage == "not a dict":
-            data = marshal.dumps((made_by, marshal.dumps(list(found)), stamp, entries))
+            data = marshal.dumps(
+                (made_by, zlib.compress(marshal.dumps(list(found))), stamp, entries)
+            )
+        elif damage == "not compressed":
+            data = marshal.dumps((made_by, marshal.dumps(found), stamp, entries))
         elif damage == "not marshalled":
             data = marshal.dumps((made_by, b"\x00garbage", stamp, entries))
         elif damage == "entries not a text":
