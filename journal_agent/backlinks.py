@@ -254,7 +254,10 @@ class Memo:
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
-        found = [b for rel, k in kept.items() for b in _made(rel, k)] if stamp else []
+        try:
+            found = [b for rel, k in kept.items() for b in _made(rel, k)] if stamp else []
+        except (TypeError, ValueError, IndexError):  # damaged: nothing kept for this summary
+            found, stamp = [], ""
         entries = ", ".join(map(Backlink.encoder(), undated_order(found)))
         data = (self.made_by, zlib.compress(marshal.dumps(kept), 1), stamp, entries)
         write_atomic(Path(self.path), marshal.dumps(data))
