@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from .columns import positions
 from .digests import blake2b
-from .queries import Backlink, Topic, undated_order
+from .queries import Backlink, Topic, encoded_timeline, timeline, undated_order
 from .registry import Page, query_keys
 from .summary import Summary, summary_path
 from .vault import PageFile, Vault
@@ -73,8 +73,6 @@ def topic_timeline(
 ) -> dict[str, Any] | None:
     """The timeline of the topic ``name`` names as of ``as_of``, encoded as
     `queries.encoded_timeline` makes it, or None (as `topic_backlinks`)."""
-    from .queries import encoded_timeline, timeline
-
     i = summary.find(query_keys(vault)(name))
     if i is None:
         return None
@@ -164,7 +162,8 @@ def _found(vault: Vault, summary: Summary, i: int, memo: Memo) -> Topic | None:
         topic.backlinks += found[n]
     stamp = "" if summary.racy else summary.stamp
     if hot is not None and (read or stamp != hot.stamp):  # kept anew, or for another summary
-        hot.save((rels[n] for n in counts), stamp)
+        undated = [b for n in counts for b in found[n]]
+        hot.save((rels[n] for n in counts), stamp, undated)
     return topic
 
 
@@ -246,19 +245,16 @@ class Memo:
         marks = tuple(b.resolution for b in found)
         self.kept[file.rel] = (*file[1:], tuple(names), title, lines, texts, marks)
 
-    def save(self, rels: Iterable[str], stamp: str) -> None:
+    def save(self, rels: Iterable[str], stamp: str, undated: list[Backlink]) -> None:
         """Keep what is known of the files ``rels`` (those the topic is in now), for the summary
-        ``stamp`` (empty: a file was racy), and forget the topics asked for longest ago."""
+        ``stamp`` (empty: a file was racy), with their backlinks (``undated``) encoded where
+        ``stamp`` is set, and forget the topics asked for longest ago."""
         from pathlib import Path
 
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
-        try:
-            found = [b for rel, k in kept.items() for b in _made(rel, k)] if stamp else []
-        except (TypeError, ValueError, IndexError):  # damaged: nothing kept for this summary
-            found, stamp = [], ""
-        entries = ", ".join(map(Backlink.encoder(), undated_order(found)))
+        entries = ", ".join(map(Backlink.encoder(), undated_order(undated))) if stamp else ""
         data = (self.made_by, zlib.compress(marshal.dumps(kept), 1), stamp, entries)
         write_atomic(Path(self.path), marshal.dumps(data))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
