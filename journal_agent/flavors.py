@@ -22,7 +22,6 @@ To add a flavor: subclass `Flavor`, set ``name``, ``syntax`` and the rule attrib
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import unicodedata
@@ -34,7 +33,7 @@ from urllib.parse import quote, unquote
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .dates import Dialect
 from .errors import BadPageName, ConfigError
-from .files import read_text
+from .logseq_config import read_edn_config
 from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
 from .outline import COMMA_PROPERTIES, Syntax
 from .ownconfig import OWN_CONFIG, OwnConfig
@@ -369,66 +368,6 @@ def _legacy_title(stem: str) -> str:
     if _URL_ESCAPE.search(stem):
         return unicodedata.normalize("NFC", unquote(stem))
     return unicodedata.normalize("NFC", stem.replace(".", "/"))
-
-
-def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
-    """Read a Logseq ``config.edn`` with a real EDN reader; keys become plain strings.
-
-    The reader takes a tenth of a second to import and run, on every command a hook starts, so
-    its result is cached (outside the vault) for as long as the file's stat is unchanged.
-    """
-    from .cachedir import cache_file, write_atomic
-
-    if not use_cache:
-        return _parse_edn(path)
-    try:
-        st = path.stat()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc}") from exc
-    from .walk import changed_ns  # an edit whose mtime was set back changes it too
-
-    key = (os.path.realpath(path), str(changed_ns(st)), str(st.st_size), str(st.st_ino))
-    cached = cache_file("config", *key, suffix=".json")
-    try:
-        result = json.loads(cached.read_bytes())
-        if isinstance(result, dict):
-            return result
-    except (OSError, ValueError, RecursionError):
-        pass  # missing, or not ours: parse again
-    result = _parse_edn(path)
-    write_atomic(cached, json.dumps(result).encode())
-    return result
-
-
-def _parse_edn(path: Path) -> dict[str, Any]:
-    text = read_text(path, "Logseq config", ConfigError)
-    if text is None:
-        raise ConfigError(f"{path}: missing")
-    import edn_format  # lazy: 80 ms to import, and only Logseq vaults need it
-
-    try:
-        data = edn_format.loads(text)
-    except Exception as exc:  # edn_format raises several unrelated types, RecursionError too
-        raise ConfigError(f"{path}: not valid EDN: {str(exc).splitlines()[0][:200]}") from exc
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: expected a map {{...}} at the top, found {type(data).__name__}")
-    return {_plain(k): _to_python(v) for k, v in data.items()}
-
-
-def _plain(value: Any) -> str:
-    text = str(value)
-    return text[1:] if text.startswith(":") else text
-
-
-def _to_python(value: Any) -> Any:
-    """EDN values → JSON-able Python (keywords become their names without the colon)."""
-    if isinstance(value, Mapping):
-        return {_plain(k): _to_python(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, frozenset, set)) or type(value).__name__ == "ImmutableList":
-        return [_to_python(v) for v in value]
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return value
-    return _plain(value)
 
 
 def _string(config: dict[str, Any], key: str, default: str) -> str:

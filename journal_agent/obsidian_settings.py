@@ -4,7 +4,6 @@ missing file means defaults, a malformed one is a `ConfigError` naming it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,8 @@ def read_json(path: Path) -> dict[str, Any]:
     text = read_text(path, "settings file", ConfigError)
     if text is None or not text.strip():
         return {}
+    import json  # lazy: only an Obsidian vault has JSON settings
+
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
@@ -63,6 +64,8 @@ def daily_settings(config: Path) -> dict[str, Any]:
 def _periodic_daily(config: Path) -> dict[str, Any] | None:
     """The Periodic Notes plugin's daily settings, when that plugin is enabled and owns dailies
     (as `daily-notes.json`'s keys)."""
+    import json
+
     try:
         enabled = json.loads(
             read_text(config / "community-plugins.json", "plugins", ConfigError) or ""

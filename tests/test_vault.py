@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -281,6 +283,41 @@ def test_malformed_config_edn(tmp_path: Path, config: str, message: str) -> None
     assert snapshot(root) == before
 
 
+def test_config_edn_with_tagged_values_reads_them_where_its_reader_imports_them_late(
+    tmp_path: Path,
+) -> None:
+    """``#inst`` is read by pyRFC3339, which `edn_format` imports and which imports
+    `importlib.metadata` (50 ms): `logseq_config.edn_reader` imports it only where a tag is
+    read, so a config.edn without one does not pay for it, and one with it reads as before. In
+    fresh processes: this one has imported both long ago."""
+    root = logseq(tmp_path, "{}")
+    config = root / "logseq" / "config.edn"
+    program = (
+        "import sys; from pathlib import Path; from journal_agent.logseq_config import"
+        " read_edn_config as read; print(read(Path(sys.argv[1]), use_cache=False));"
+        " print(sorted({'pyrfc3339', 'importlib.metadata'} & set(sys.modules)))"
+    )
+
+    def run() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", program, str(config)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    config.write_text('{:journal/file-name-format "yyyy_MM_dd"}')
+    assert run() == ["{'journal/file-name-format': 'yyyy_MM_dd'}", "[]"]
+    config.write_text(
+        '{:since #inst "2024-02-29T10:30:00.5+01:00"'
+        ' :id #uuid "f81d4fae-7dec-11d0-a765-00a0c91e6bf6" :hidden ["/a"]}'
+    )
+    assert run() == [
+        "{'since': '2024-02-29 10:30:00.500000+01:00',"
+        " 'id': 'f81d4fae-7dec-11d0-a765-00a0c91e6bf6', 'hidden': ['/a']}",
+        "['importlib.metadata', 'pyrfc3339']",
+    ]
+
+
 def test_config_edn_not_utf8(tmp_path: Path) -> None:
     root = logseq(tmp_path, "")
     (root / "logseq" / "config.edn").write_bytes(b'{:hidden ["\xff"]}')
@@ -416,12 +453,12 @@ def test_daily_notes_folder_with_leading_slash_is_vault_relative(tmp_path: Path)
 def test_parsed_config_edn_is_cached_until_the_file_changes(tmp_path: Path) -> None:
     root = logseq(tmp_path, '{:journal/file-name-format "yyyy-MM-dd"}')
     assert open_vault(root).journal_rel(NOV29) == "journals/2026-11-29.md"
-    assert len(list((tmp_path / "cache").glob("config-*.json"))) == 1
+    assert len(list((tmp_path / "cache").glob("config-*.marshal"))) == 1
     (root / "logseq" / "config.edn").write_text('{:journal/file-name-format "yyyyMMdd"}')
     assert open_vault(root).journal_rel(NOV29) == "journals/20261129.md"
     (tmp_path / "cache").joinpath("junk").write_text("x")
-    for cached in (tmp_path / "cache").glob("config-*.json"):
-        cached.write_text("{not json")  # a corrupt cache entry is parsed again
+    for cached in (tmp_path / "cache").glob("config-*.marshal"):
+        cached.write_bytes(b"{\x00")  # a corrupt cache entry is parsed again
     assert open_vault(root).journal_rel(NOV29) == "journals/20261129.md"
     assert open_vault(root, use_cache=False).journal_rel(NOV29) == "journals/20261129.md"
 
