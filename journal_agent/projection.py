@@ -30,6 +30,7 @@ nothing depends on the clock, the hash seed or the order files are listed in.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -181,12 +182,11 @@ class Section(NamedTuple):
 
 def build(inputs: Inputs) -> ContextResult:
     """The projection of ``inputs`` within its budget."""
-    ranked = _threads(inputs)
+    ranked, n_stale = _threads(inputs)
     s, as_of, days = inputs.summary, inputs.as_of, inputs.days
     active = [s.topic(i, as_of, days) for i in ranked["active"]]
     resolved = [s.topic(i, as_of, days) for i in ranked["resolved"]]
     stale = [s.topic(i, as_of, days) for i in ranked["stale"][:STALE_NAMED]]
-    n_stale = len(ranked["stale"])
     sections = {
         FRONTIER: _frontier(inputs),
         ACTIVE: _active(inputs, active, ranked["active"]),
@@ -218,9 +218,12 @@ def build(inputs: Inputs) -> ContextResult:
     )
 
 
-def _threads(inputs: Inputs) -> dict[str, list[int]]:
+def _threads(inputs: Inputs) -> tuple[dict[str, list[int]], int]:
     """The summary positions of the active, recently resolved and stale topics in scope, each
-    most recently mentioned first (then by title, as `queries.by_recency` orders them)."""
+    most recently mentioned first (then by title, as `queries.by_recency` orders them), and how
+    many are stale: of those, only the first `STALE_NAMED` are named, so only the topics
+    mentioned as recently as those are ranked (a large vault has thousands, and ranking one
+    looks its title up)."""
     s, as_of, days = inputs.summary, inputs.as_of, inputs.days
     members = inputs.scope.members
     found: dict[str, list[int]] = {"active": [], "resolved": [], "stale": []}
@@ -232,7 +235,14 @@ def _threads(inputs: Inputs) -> dict[str, list[int]]:
             newest[i] = s.days[end - 1]
     recent = as_of.toordinal() - days
     found["resolved"] = [i for i in found["resolved"] if newest[i] >= recent]
-    return {k: sorted(v, key=lambda i: (-newest[i], s.title(i).lower())) for k, v in found.items()}
+    n_stale, stale = len(found["stale"]), found["stale"]
+    if n_stale > STALE_NAMED:
+        cut = heapq.nlargest(STALE_NAMED, map(newest.__getitem__, stale))[-1]
+        found["stale"] = [i for i in stale if newest[i] >= cut]  # ties with the last: all
+    ranked = {
+        k: sorted(v, key=lambda i: (-newest[i], s.title(i).lower())) for k, v in found.items()
+    }
+    return ranked, n_stale
 
 
 _NAMES = {

@@ -185,6 +185,31 @@ def test_a_larger_budget_names_more_threads(rich: Path) -> None:
     assert named == sorted(named) and named[0] < named[-1]
 
 
+def test_the_stale_line_names_the_freshest_as_stale_lists_them(tmp_path: Path) -> None:
+    """Of thousands of stale topics only the freshest few are named, so only those mentioned as
+    recently as the last of them are ranked (`projection._threads`): with ties on that day,
+    in titles that sort differently lower-cased, the names are still `stale`'s first ones, and
+    the count is every stale topic's."""
+    from journal_agent import stale
+    from journal_agent.projection import STALE_NAMED
+
+    titles = ["beta", "Alpha", "gamma", "Delta", "epsilon", "Zeta", "eta", "Theta", "iota"]
+    days = ["2026-10-20", "2026-10-10", "2026-10-10", "2026-10-10", "2026-10-10", "2026-09-01"]
+    journals: dict[str, str] = {}
+    for n, title in enumerate(titles):
+        day = days[min(n, len(days) - 1)]
+        journals[day] = journals.get(day, "") + f"- on [[{title}]]\n"
+    root = logseq(tmp_path / "v", {t: f"- {t}\n" for t in titles}, journals)
+    listed = stale(vault=root, as_of=AS_OF).to_json()["threads"]
+    assert len(listed) == len(titles) > STALE_NAMED
+    freshest = ", ".join(f"[[{t['topic']}]] ({t['last_mentioned']})" for t in listed[:STALE_NAMED])
+    result = context(vault=root, as_of=AS_OF, use_scope_file=False)
+    assert f"- {len(titles)} thread(s) silent for more than 21 days; the freshest: {freshest}." in (
+        result.markdown
+    )
+    assert [t["topic"] for t in listed[:STALE_NAMED]] == ["beta", "Alpha", "Delta"]
+
+
 def test_every_active_thread_is_named_when_there_is_room(rich: Path) -> None:
     from journal_agent.projection import BULLETED
 
