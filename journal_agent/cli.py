@@ -9,13 +9,12 @@ on stderr.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, NoReturn
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, cast
 
 from . import __version__
 from .errors import BadArgument, JournalAgentError
@@ -23,6 +22,9 @@ from .render import PROG, json_listing, table, text_stale, text_status, text_top
 from .render import emit as _emit
 from .render import fail as _fail
 from .render import json_text as _json
+
+if TYPE_CHECKING:
+    import argparse
 
 STARTED = time.monotonic()  # a hook's budget counts from here, not from its first line of work
 
@@ -69,6 +71,12 @@ def command(*args: Arg, text: Text, example: str) -> Callable[[Callable[..., Any
 
 
 # -- arguments shared by several commands -------------------------------------------------------
+
+#: Every command's.
+COMMON = (
+    arg("--vault", metavar="PATH", help="the vault (default: $JOURNAL_AGENT_VAULT)"),
+    arg("--json", action="store_true", help="machine-readable output"),
+)
 
 QUERY = (
     arg("--as-of", metavar="YYYY-MM-DD", help="the day to answer for (default today)"),
@@ -303,18 +311,19 @@ def cmd_info(args: argparse.Namespace) -> Any:
 # -- the parser and the run ---------------------------------------------------------------------
 
 
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, like every other failure."""
-
-    def error(self, message: str) -> NoReturn:
-        raise BadArgument(f"{message} (see {self.prog} --help)")
-
-
 def parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command-line parser, built from `COMMANDS`; ``only``: with that command alone (what
     one run parses: the other two dozen cost a hook a few milliseconds)."""
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        """An argument parser whose errors are one line, like every other failure."""
+
+        def error(self, message: str) -> NoReturn:
+            raise BadArgument(f"{message} (see {self.prog} --help)")
+
     examples = "\n".join(f"  {c.example}" for c in COMMANDS.values())
-    top = _Parser(
+    top = Parser(
         prog=PROG,
         description="Agent memory that lives in your outliner's journal.",
         epilog=f"examples:\n{examples}",
@@ -322,9 +331,9 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     top.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = top.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    common = _Parser(add_help=False)
-    common.add_argument("--vault", metavar="PATH", help="the vault (default: $JOURNAL_AGENT_VAULT)")
-    common.add_argument("--json", action="store_true", help="machine-readable output")
+    common = Parser(add_help=False)
+    for a in COMMON:
+        common.add_argument(*a.flags, **a.options)
     for cmd in [COMMANDS[only]] if only in COMMANDS else COMMANDS.values():
         p = sub.add_parser(
             cmd.name,
@@ -339,6 +348,108 @@ def parser(only: str | None = None) -> argparse.ArgumentParser:
     return top
 
 
+#: What the arguments `plain_args` reads may do: take a value (``store``, ``append``: a list
+#: of each given), or be given (``store_true``).
+_ACTIONS = ("store", "store_true", "append")
+
+
+def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
+    """The arguments of ``words`` as `parser` reads them, where they are written in the plain
+    form, without argparse: importing it and building the parser cost a session hook 20 ms (a
+    help formatter, and the terminal's size, for each argument). The plain form: the command,
+    its positional words in one run (before or after the options), each option spelled out and
+    given once (but one that appends), its value a word of its own that does not start with
+    ``-`` and that its type and choices take. Anything else is None, and `parser` reads it
+    (and says what is wrong)."""
+    cmd = COMMANDS.get(words[0]) if words else None
+    if cmd is None:
+        return None
+    values: dict[str, Any] = {"command": cmd.name}
+    options: dict[str, tuple[str, Arg]] = {}
+    positionals: list[tuple[str, Arg]] = []
+    for a in (*COMMON, *cmd.args):
+        kind = a.options.get("action", "store")
+        if len(a.flags) > 1 or a.options.get("required") or kind not in _ACTIONS:
+            return None
+        default = a.options.get("default", False if kind == "store_true" else None)
+        if isinstance(default, str) and "type" in a.options:
+            default = _converted({**a.options, "choices": None}, default)  # as argparse does
+        name = a.flags[0]
+        dest = a.options.get("dest") or name.lstrip("-").replace("-", "_")
+        values[dest] = list(default) if kind == "append" and default else default
+        if name.startswith("-"):
+            options[name] = dest, a
+        else:
+            positionals.append((dest, a))
+    run: list[str] = []  # the positional words
+    given: set[str] = set()
+    after_run = False  # an option came after them
+    rest = iter(words[1:])
+    for word in rest:
+        if not word.startswith("-"):
+            if after_run:
+                return None
+            run.append(word)
+            continue
+        if word not in options:
+            return None
+        dest, a = options[word]
+        kind = a.options.get("action", "store")
+        if word in given and kind != "append":
+            return None
+        given.add(word)
+        after_run = bool(run)
+        if kind == "store_true":
+            values[dest] = True
+            continue
+        value = next(rest, "-")
+        if value.startswith("-") or (value := _converted(a.options, value)) is None:
+            return None
+        values[dest] = [*(values[dest] or ()), value] if kind == "append" else value
+    if not _take(positionals, run, values):
+        return None
+    import types
+
+    return cast("argparse.Namespace", types.SimpleNamespace(**values))
+
+
+def _converted(options: dict[str, Any], word: str) -> Any:
+    """An argument's value, as argparse makes it of ``word`` by its ``options`` (their ``type``,
+    then their ``choices``); None where argparse would refuse it."""
+    try:
+        value = options.get("type", str)(word)
+    except (TypeError, ValueError):
+        return None
+    choices = options.get("choices")
+    return None if choices is not None and value not in choices else value
+
+
+def _take(positionals: list[tuple[str, Arg]], run: list[str], values: dict[str, Any]) -> bool:
+    """The positional words given to the positionals in order, as argparse matches them: each
+    takes one, a ``?`` one if any is left and every positional after it is a ``?`` too, a
+    ``+`` (the last) the rest; False where they do not fit, or a word is not a value argparse
+    takes (and where a ``?`` stands before a positional that must be given: not done here)."""
+    left = list(run)
+    for n, (dest, a) in enumerate(positionals):
+        nargs, later = (
+            a.options.get("nargs"),
+            [p.options.get("nargs") for _, p in positionals[n + 1 :]],
+        )
+        if nargs == "+" and not later and left:
+            taken = [_converted(a.options, word) for word in left]
+            if None in taken:
+                return False
+            values[dest], left = taken, []
+        elif left and (nargs is None or nargs == "?" and all(k == "?" for k in later)):
+            value = _converted(a.options, left.pop(0))
+            if value is None:
+                return False
+            values[dest] = value
+        elif nargs != "?" or left:
+            return False
+    return not left
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code."""
     # One command, then exit: cyclic garbage is negligible, and the collector re-walking the
@@ -349,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     json_out, words = False, list(argv if argv is not None else sys.argv[1:])
     try:
-        args = parser(words[0] if words else None).parse_args(words)
+        args = plain_args(words) or parser(words[0] if words else None).parse_args(words)
         json_out = args.json
         _check_arguments(words)
         result = COMMANDS[args.command].run(args)

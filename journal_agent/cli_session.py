@@ -4,15 +4,16 @@ module so that they register."""
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command
 from .errors import BadArgument, escaped
 from .render import fail
+
+if TYPE_CHECKING:
+    import argparse
 
 
 def text_context(result: dict[str, Any]) -> str:
@@ -209,6 +210,8 @@ def text_hook(result: dict[str, Any]) -> str:
         return str(result["stdout"])
     if "files" in result:
         return "\n".join([f"wrote {result['folder']}:"] + [f"  {f}" for f in result["files"]])
+    import json
+
     settings = json.dumps(result["settings"], indent=2, ensure_ascii=False)
     if "unreadable" in result:
         return f"{result['unreadable']}\nthe hooks to add to it:\n{settings}"

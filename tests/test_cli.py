@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import journal_agent
-from journal_agent.cli import COMMANDS, main, parser
+from journal_agent.cli import COMMANDS, main, parser, plain_args
 from journal_agent.errors import JournalAgentError
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, pin_today, snapshot
@@ -181,6 +183,65 @@ def test_the_parser_of_one_command_parses_as_the_whole() -> None:
     assert parser().parse_args(["related", "Atlas"]).command == "related"
     with pytest.raises(JournalAgentError, match="invalid choice"):
         parser("stale").parse_args(["related", "Atlas"])  # the one command alone
+
+
+#: Words an argument list is made of: every command's options (and some it does not have,
+#: abbreviated or joined to a value), values of every kind argparse takes or refuses, and words
+#: it reads in its own ways ("-", "--", negative numbers, a space after a dash).
+_OPTIONS = sorted(
+    {flag for cmd in COMMANDS.values() for a in cmd.args for flag in a.flags if flag[0] == "-"}
+    | {"--vault", "--json", "--help", "-h", "--ag", "--agent=x", "--days=3", "--version", "--"}
+)
+_VALUES = ["x", "Atlas", "", " ", "-", "-1", "-x y", "3", "2.5", "nan", " 7 ", "1e3", "note"]
+_VALUES += ["decision", "resolution", "stale", "list", "flush", "fix", "claude-code", "Stop"]
+_ARGUMENTS = st.lists(
+    st.one_of(
+        st.sampled_from(_OPTIONS + _VALUES).map(lambda word: [word]),
+        st.tuples(st.sampled_from(_OPTIONS), st.sampled_from(_VALUES)).map(list),
+    ),
+    max_size=5,
+).map(lambda pieces: [word for piece in pieces for word in piece])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from(sorted(COMMANDS)), _ARGUMENTS)
+def test_plain_arguments_are_read_as_the_parser_reads_them(name: str, words: list[str]) -> None:
+    """`plain_args` reads what argparse reads the same, or leaves it to argparse (None): for
+    every command, and argument lists of its options, values and positional words in any
+    order, with forms argparse reads in its own ways among them."""
+    argv = [name, *words]
+    plain = plain_args(argv)
+    if plain is None:
+        return
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        assert vars(plain) == vars(parser(name).parse_args(argv)), argv
+    assert (out.getvalue(), err.getvalue()) == ("", "")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["append", "--vault", "V", "--agent", "bench", "--date", "2026-11-29", "A [[b]]", "c"],
+        ["context", "--vault", "V", "--agent", "claude", "--json"],
+        ["hook", "claude-code", "SessionStart", "--vault", "V", "--budget", "2.5"],
+        ["note", "--agent", "codex", "one", "two"],
+        ["status", "Atlas Migration", "--days", "30", "--no-cache"],
+        ["pending", "list", "--json"],
+    ],
+)
+def test_a_command_in_the_plain_form_is_read_without_argparse(argv: list[str]) -> None:
+    """The forms hooks and scripts write are read by `plain_args`, in a process that does not
+    import argparse, as argparse reads them."""
+    program = (
+        "import sys; from journal_agent.cli import plain_args; args = plain_args(sys.argv[1:]);"
+        " print(sorted(vars(args).items()) if args else None, 'argparse' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, *argv], capture_output=True, text=True, check=True
+    )
+    expected = sorted(vars(parser(argv[0]).parse_args(argv)).items())
+    assert done.stdout == f"{expected} False\n"
 
 
 def test_hook_commands_import_nothing_heavy() -> None:
