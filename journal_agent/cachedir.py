@@ -16,28 +16,42 @@ CACHE_ENV = "JOURNAL_AGENT_CACHE"
 FOUND: str | None = None
 
 
+#: A file the library leaves in the user cache folder that platformdirs named, where that is
+#: the folder `_guessed` too: found there, the guess is taken without asking platformdirs.
+CONFIRMED = "platformdirs-confirmed"
+
+
 def _cache_root(guess: bool = False) -> str:
-    """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform (`guessed`)."""
+    """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform: the folder
+    `_guessed` (``guess``: for the warm path; else where platformdirs confirmed the guess in
+    an earlier run, `CONFIRMED`), or the one platformdirs names."""
     base = os.environ.get(CACHE_ENV)
     if base:
         return os.path.expanduser(base)
     if FOUND is not None:
         return FOUND
-    if guess and sys.platform != "win32":
-        return _guessed()
-    from platformdirs import user_cache_dir  # lazy: only cached runs need it
+    guessed = _guessed() if sys.platform != "win32" else None
+    if guessed is not None and (guess or os.path.isfile(os.path.join(guessed, CONFIRMED))):
+        return guessed
+    from platformdirs import user_cache_dir  # lazy: 5 ms, the caches of a run in one folder
 
-    return user_cache_dir("journal-agent", appauthor=False)
+    asked = user_cache_dir("journal-agent", appauthor=False)
+    if asked == guessed:
+        with contextlib.suppress(OSError):
+            os.makedirs(asked, exist_ok=True)
+            with open(os.path.join(asked, CONFIRMED), "a"):
+                pass
+    return asked
 
 
 def _guessed() -> str:
     """Where platformdirs puts the user cache folder on Linux and macOS as of its version 4
     (``$XDG_CACHE_HOME`` if absolute, else ``~/.cache``, ``~/Library/Caches`` on macOS), without
-    importing it (and pathlib, tempfile and re with it: a tenth of a warm query). For the warm
-    path only: every cache file it finds there says what it was built from and is checked as
-    any, so a guess that is wrong costs a look in an empty folder, never a wrong answer. The
-    library, which writes the caches, asks platformdirs, unless the warm path hands it the
-    folder where it found a valid summary of the vault (`FOUND`)."""
+    importing it (and pathlib, tempfile and shutil with it). The warm path looks there: every
+    cache file it finds says what it was built from and is checked as any, so a guess that is
+    wrong costs a look in an empty folder, never a wrong answer. The library, which writes the
+    caches, takes the guess once platformdirs named the same folder (`CONFIRMED`), or the
+    folder where the warm path found a valid summary of the vault (`FOUND`)."""
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = "~/Library/Caches" if sys.platform == "darwin" else "~/.cache"
     return os.path.join(xdg if os.path.isabs(xdg) else os.path.expanduser(home), "journal-agent")

@@ -567,6 +567,43 @@ def test_the_warm_path_finds_the_cache_where_platformdirs_puts_it(
     assert warm(asked, capsys) == expected
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="no folder is guessed on Windows")
+def test_the_library_takes_the_guessed_cache_folder_once_platformdirs_named_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library asks platformdirs for the cache folder (5 ms of a hook) until it named the
+    folder `cachedir._guessed` names (`cachedir.CONFIRMED`, left there): then, in a process
+    that does not import platformdirs, the same folder. Where platformdirs names another
+    folder, that one, every time, and nothing is left in the guessed one."""
+    from platformdirs import user_cache_dir
+
+    from journal_agent import cachedir
+
+    monkeypatch.delenv(cachedir.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    asked = user_cache_dir("journal-agent", appauthor=False)
+    probe = (
+        "import sys; from journal_agent import cachedir;"
+        " print(cachedir._cache_root(), 'platformdirs' in sys.modules)"
+    )
+
+    def root() -> str:
+        env = {k: v for k, v in os.environ.items() if k != cachedir.CACHE_ENV}
+        ran = subprocess.run(
+            [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+        )
+        return ran.stdout.strip()
+
+    assert root() == f"{asked} True"  # asked, and found to be the guess
+    assert os.listdir(asked) == [cachedir.CONFIRMED]
+    assert root() == f"{asked} False"
+    elsewhere = str(tmp_path / "elsewhere")
+    monkeypatch.setattr(cachedir, "_guessed", lambda: elsewhere)
+    assert cachedir._cache_root() == asked  # its own answer, where the guess is not it
+    assert cachedir._cache_root(guess=True) == elsewhere
+    assert not os.path.exists(elsewhere)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="the warm path guesses no folder on Windows")
 def test_a_vault_that_changed_is_patched_in_the_folder_the_warm_path_found(
     logseq_vault: Path,
