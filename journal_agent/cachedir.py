@@ -16,45 +16,79 @@ CACHE_ENV = "JOURNAL_AGENT_CACHE"
 FOUND: str | None = None
 
 
-#: A file the library leaves in the user cache folder that platformdirs named, where that is
-#: the folder `_guessed` too: found there, the guess is taken without asking platformdirs.
+#: The user folders platformdirs named that are the folders guessed (`_guesses`): a line each,
+#: the kind, a tab and the folder, in the user cache folder where platformdirs named that too. A
+#: run that finds its guess there takes it without importing platformdirs (5 ms of every hook).
 CONFIRMED = "platformdirs-confirmed"
 
 
 def _cache_root(guess: bool = False) -> str:
     """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform: the folder
-    `_guessed` (``guess``: for the warm path; else where platformdirs confirmed the guess in
-    an earlier run, `CONFIRMED`), or the one platformdirs names."""
+    `_guessed` (``guess``: for the warm path), or `user_folder`'s."""
     base = os.environ.get(CACHE_ENV)
     if base:
         return os.path.expanduser(base)
     if FOUND is not None:
         return FOUND
-    guessed = _guessed() if sys.platform != "win32" else None
-    if guessed is not None and (guess or os.path.isfile(os.path.join(guessed, CONFIRMED))):
-        return guessed
-    from platformdirs import user_cache_dir  # lazy: 5 ms, the caches of a run in one folder
+    if guess and sys.platform != "win32":
+        return _guessed()
+    return user_folder("cache")
 
-    asked = user_cache_dir("journal-agent", appauthor=False)
-    if asked == guessed:
+
+def user_folder(kind: str) -> str:
+    """platformdirs' user folder of ``kind`` (``cache`` or ``config``) for journal-agent: the
+    folder guessed where platformdirs named it in an earlier run (`CONFIRMED`), else asked (and
+    where it names the guess, that is kept)."""
+    guessed = _guesses().get(kind)
+    confirmed = os.path.join(_guessed(), CONFIRMED) if guessed is not None else ""
+    lines = _lines(confirmed)
+    if guessed is not None and f"{kind}\t{guessed}" in lines:
+        return guessed
+    import platformdirs  # lazy: it imports tempfile, shutil and random
+
+    named: str = getattr(platformdirs, f"user_{kind}_dir")("journal-agent", appauthor=False)
+    if named == guessed and (kind == "cache" or f"cache\t{_guessed()}" in lines):
         with contextlib.suppress(OSError):
-            os.makedirs(asked, exist_ok=True)
-            with open(os.path.join(asked, CONFIRMED), "a"):
-                pass
-    return asked
+            os.makedirs(os.path.dirname(confirmed), exist_ok=True)
+            with open(confirmed, "a", encoding="utf-8") as file:
+                file.write(f"{kind}\t{named}\n")
+    return named
+
+
+def _lines(path: str) -> set[str]:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as file:
+            return set(file.read().splitlines())
+    except (OSError, ValueError):
+        return set()
+
+
+def _guesses() -> dict[str, str]:
+    """Where platformdirs puts the user folders on Linux and macOS as of its version 4
+    (``$XDG_CACHE_HOME`` / ``$XDG_CONFIG_HOME`` if absolute, else ``~/.cache`` / ``~/.config``;
+    ``~/Library/Caches`` / ``~/Library/Application Support`` on macOS); none on Windows."""
+    if sys.platform == "win32":
+        return {}
+    mac = sys.platform == "darwin"
+    found = {}
+    for kind, xdg, home in (
+        ("cache", "XDG_CACHE_HOME", "~/Library/Caches" if mac else "~/.cache"),
+        ("config", "XDG_CONFIG_HOME", "~/Library/Application Support" if mac else "~/.config"),
+    ):
+        named = os.environ.get(xdg, "")
+        folder = named if os.path.isabs(named) else os.path.expanduser(home)
+        found[kind] = os.path.join(folder, "journal-agent")
+    return found
 
 
 def _guessed() -> str:
-    """Where platformdirs puts the user cache folder on Linux and macOS as of its version 4
-    (``$XDG_CACHE_HOME`` if absolute, else ``~/.cache``, ``~/Library/Caches`` on macOS), without
-    importing it (and pathlib, tempfile and shutil with it). The warm path looks there: every
-    cache file it finds says what it was built from and is checked as any, so a guess that is
-    wrong costs a look in an empty folder, never a wrong answer. The library, which writes the
-    caches, takes the guess once platformdirs named the same folder (`CONFIRMED`), or the
-    folder where the warm path found a valid summary of the vault (`FOUND`)."""
-    xdg = os.environ.get("XDG_CACHE_HOME", "")
-    home = "~/Library/Caches" if sys.platform == "darwin" else "~/.cache"
-    return os.path.join(xdg if os.path.isabs(xdg) else os.path.expanduser(home), "journal-agent")
+    """The user cache folder as `_guesses` has it, without importing platformdirs (and
+    pathlib, tempfile and shutil with it). The warm path looks there: every cache file it
+    finds says what it was built from and is checked as any, so a guess that is wrong costs a
+    look in an empty folder, never a wrong answer. The library, which writes the caches, takes
+    the guess once platformdirs named the same folder (`user_folder`), or the folder where the
+    warm path found a valid summary of the vault (`FOUND`)."""
+    return _guesses()["cache"]
 
 
 def cache_name(kind: str, *key: str, suffix: str, guess: bool = False) -> str:

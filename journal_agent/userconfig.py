@@ -30,9 +30,9 @@ def config_path() -> Path:
     named = os.environ.get(CONFIG_ENV)
     if named:
         return Path(named).expanduser()
-    from platformdirs import user_config_dir  # lazy: only runs that look for it pay
+    from .cachedir import user_folder
 
-    return Path(user_config_dir("journal-agent", appauthor=False)) / "config.toml"
+    return Path(user_folder("config")) / "config.toml"
 
 
 def user_setting(key: str) -> str | None:

@@ -568,40 +568,54 @@ def test_the_warm_path_finds_the_cache_where_platformdirs_puts_it(
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no folder is guessed on Windows")
-def test_the_library_takes_the_guessed_cache_folder_once_platformdirs_named_it(
+def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The library asks platformdirs for the cache folder (5 ms of a hook) until it named the
-    folder `cachedir._guessed` names (`cachedir.CONFIRMED`, left there): then, in a process
-    that does not import platformdirs, the same folder. Where platformdirs names another
-    folder, that one, every time, and nothing is left in the guessed one."""
-    from platformdirs import user_cache_dir
+    """The library asks platformdirs for the user cache and config folders (5 ms of a hook)
+    until it named the folders `cachedir._guesses` names (`cachedir.CONFIRMED`, a file in the
+    cache folder): then, in a process that does not import platformdirs, the same folders.
+    Where platformdirs names another folder, that one, every time, and it is not kept."""
+    from platformdirs import user_cache_dir, user_config_dir
 
-    from journal_agent import cachedir
+    from journal_agent import cachedir, userconfig
 
     monkeypatch.delenv(cachedir.CACHE_ENV)
+    monkeypatch.delenv(userconfig.CONFIG_ENV)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    asked = user_cache_dir("journal-agent", appauthor=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    cache = user_cache_dir("journal-agent", appauthor=False)
+    config = user_config_dir("journal-agent", appauthor=False)
     probe = (
-        "import sys; from journal_agent import cachedir;"
-        " print(cachedir._cache_root(), 'platformdirs' in sys.modules)"
+        "import sys; from journal_agent import cachedir, userconfig;"
+        " print(cachedir._cache_root(), userconfig.config_path(), 'platformdirs' in sys.modules)"
     )
 
-    def root() -> str:
-        env = {k: v for k, v in os.environ.items() if k != cachedir.CACHE_ENV}
+    def found() -> str:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in (cachedir.CACHE_ENV, userconfig.CONFIG_ENV)
+        }
         ran = subprocess.run(
             [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
         )
         return ran.stdout.strip()
 
-    assert root() == f"{asked} True"  # asked, and found to be the guess
-    assert os.listdir(asked) == [cachedir.CONFIRMED]
-    assert root() == f"{asked} False"
-    elsewhere = str(tmp_path / "elsewhere")
-    monkeypatch.setattr(cachedir, "_guessed", lambda: elsewhere)
-    assert cachedir._cache_root() == asked  # its own answer, where the guess is not it
-    assert cachedir._cache_root(guess=True) == elsewhere
-    assert not os.path.exists(elsewhere)
+    assert found() == f"{cache} {config}/config.toml True"  # asked, and found to be the guesses
+    confirmed = Path(cache, cachedir.CONFIRMED).read_text().splitlines()
+    assert sorted(confirmed) == [f"cache\t{cache}", f"config\t{config}"]
+    assert found() == f"{cache} {config}/config.toml False"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "relative")  # platformdirs: ~/.config, as guessed
+    home_config = os.path.join(os.environ["HOME"], ".config", "journal-agent")
+    assert found() == f"{cache} {home_config}/config.toml True"
+    assert found() == f"{cache} {home_config}/config.toml False"
+    elsewhere = {"cache": str(tmp_path / "elsewhere"), "config": str(tmp_path / "other")}
+    monkeypatch.setattr(cachedir, "_guesses", lambda: elsewhere)
+    assert cachedir._cache_root() == cache  # its own answer, where the guess is not it
+    assert str(userconfig.config_path().parent) == user_config_dir("journal-agent")
+    assert cachedir._cache_root(guess=True) == elsewhere["cache"]
+    assert not os.path.exists(elsewhere["cache"]) and not os.path.exists(elsewhere["config"])
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the warm path guesses no folder on Windows")
