@@ -36,9 +36,9 @@ def _cache_root(guess: bool = False) -> str:
 
 
 def user_folder(kind: str) -> str:
-    """platformdirs' user folder of ``kind`` (``cache`` or ``config``) for journal-agent: the
-    folder guessed where platformdirs named it in an earlier run (`CONFIRMED`), else asked (and
-    where it names the guess, that is kept)."""
+    """platformdirs' user folder of ``kind`` (``cache``, ``config``, ``state``) for
+    journal-agent: the folder guessed where platformdirs named it in an earlier run
+    (`CONFIRMED`), else asked (and where it names the guess, that is kept)."""
     guessed = _guesses().get(kind)
     confirmed = os.path.join(_guessed(), CONFIRMED) if guessed is not None else ""
     lines = _lines(confirmed)
@@ -64,9 +64,9 @@ def _lines(path: str) -> set[str]:
 
 
 def _guesses() -> dict[str, str]:
-    """Where platformdirs puts the user folders on Linux and macOS as of its version 4
-    (``$XDG_CACHE_HOME`` / ``$XDG_CONFIG_HOME`` if absolute, else ``~/.cache`` / ``~/.config``;
-    ``~/Library/Caches`` / ``~/Library/Application Support`` on macOS); none on Windows."""
+    """Where platformdirs puts the user folders on Linux and macOS as of its version 4 (``$XDG_…``
+    if absolute, else ``~/.cache``, ``~/.config``, ``~/.local/state``; on macOS
+    ``~/Library/Caches``, else ``~/Library/Application Support``); none on Windows."""
     if sys.platform == "win32":
         return {}
     mac = sys.platform == "darwin"
@@ -74,6 +74,7 @@ def _guesses() -> dict[str, str]:
     for kind, xdg, home in (
         ("cache", "XDG_CACHE_HOME", "~/Library/Caches" if mac else "~/.cache"),
         ("config", "XDG_CONFIG_HOME", "~/Library/Application Support" if mac else "~/.config"),
+        ("state", "XDG_STATE_HOME", "~/Library/Application Support" if mac else "~/.local/state"),
     ):
         named = os.environ.get(xdg, "")
         folder = named if os.path.isabs(named) else os.path.expanduser(home)

@@ -301,9 +301,9 @@ def outbox(root: Path | None) -> PendingStore:
     if named:
         base = Path(named).expanduser()
     else:
-        from platformdirs import user_state_dir
+        from .cachedir import user_folder
 
-        base = Path(user_state_dir("journal-agent", appauthor=False))
+        base = Path(user_folder("state"))
     name = vault_slug(root) if root is not None else "no-vault"
     return PendingStore(StateDir(base, f"outbox/{name}"), "outbox")
 

@@ -571,11 +571,11 @@ def test_the_warm_path_finds_the_cache_where_platformdirs_puts_it(
 def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The library asks platformdirs for the user cache and config folders (5 ms of a hook)
+    """The library asks platformdirs for the user cache, config and state folders (5 ms of a hook)
     until it named the folders `cachedir._guesses` names (`cachedir.CONFIRMED`, a file in the
     cache folder): then, in a process that does not import platformdirs, the same folders.
     Where platformdirs names another folder, that one, every time, and it is not kept."""
-    from platformdirs import user_cache_dir, user_config_dir
+    from platformdirs import user_cache_dir, user_config_dir, user_state_dir
 
     from journal_agent import cachedir, userconfig
 
@@ -584,11 +584,14 @@ def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     cache = user_cache_dir("journal-agent", appauthor=False)
     config = user_config_dir("journal-agent", appauthor=False)
+    state = user_state_dir("journal-agent", appauthor=False)
     probe = (
         "import sys; from journal_agent import cachedir, userconfig;"
-        " print(cachedir._cache_root(), userconfig.config_path(), 'platformdirs' in sys.modules)"
+        " print(cachedir._cache_root(), userconfig.config_path(), cachedir.user_folder('state'),"
+        " 'platformdirs' in sys.modules)"
     )
 
     def found() -> str:
@@ -602,14 +605,14 @@ def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them
         )
         return ran.stdout.strip()
 
-    assert found() == f"{cache} {config}/config.toml True"  # asked, and found to be the guesses
+    assert found() == f"{cache} {config}/config.toml {state} True"  # asked: they are the guesses
     confirmed = Path(cache, cachedir.CONFIRMED).read_text().splitlines()
-    assert sorted(confirmed) == [f"cache\t{cache}", f"config\t{config}"]
-    assert found() == f"{cache} {config}/config.toml False"
+    assert sorted(confirmed) == [f"cache\t{cache}", f"config\t{config}", f"state\t{state}"]
+    assert found() == f"{cache} {config}/config.toml {state} False"
     monkeypatch.setenv("XDG_CONFIG_HOME", "relative")  # platformdirs: ~/.config, as guessed
     home_config = os.path.join(os.environ["HOME"], ".config", "journal-agent")
-    assert found() == f"{cache} {home_config}/config.toml True"
-    assert found() == f"{cache} {home_config}/config.toml False"
+    assert found() == f"{cache} {home_config}/config.toml {state} True"
+    assert found() == f"{cache} {home_config}/config.toml {state} False"
     elsewhere = {"cache": str(tmp_path / "elsewhere"), "config": str(tmp_path / "other")}
     monkeypatch.setattr(cachedir, "_guesses", lambda: elsewhere)
     assert cachedir._cache_root() == cache  # its own answer, where the guess is not it
