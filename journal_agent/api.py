@@ -10,7 +10,6 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from .derived import thread_object
 from .errors import BadArgument, translated
@@ -18,18 +17,22 @@ from .patterns import regex
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive, encoded_timeline
 from .queries import related as related_topics
 from .queries import timeline as topic_timeline
-from .records import Record
+from .records import NamedTuple, Record
 from .registry import Page, load_registry
 from .vault import Vault, open_vault
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
     from .backends.base import Backend
     from .guard import Problem
     from .summary import Summary
     from .walk import Stat
     from .writer import AppendResult, Bullet, BulletKind
 
-VaultArg = Union[str, "os.PathLike[str]", Vault, None]
+    VaultArg = str | os.PathLike[str] | Vault | None
+
 _DAY = regex(r"\d{4}-\d{2}-\d{2}")
 
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
-from .api import Query, VaultArg, _vault
+from .api import Query, _vault
 from .errors import BadArgument, JournalAgentError
 from .registry import Page, load_registry
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
+    from .api import VaultArg
     from .corrections import AuditResult
     from .decisions import WhyResult
     from .projection import ContextResult, PendingLike

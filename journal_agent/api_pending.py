@@ -8,14 +8,17 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .api import VaultArg, _vault, parse_day
+from .api import _vault, parse_day
 from .errors import BadArgument, JournalAgentError, UnsafePath
-from .records import Record
+from .records import NamedTuple, Record
 from .vault import Vault, configured_root, open_vault
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
+    from .api import VaultArg
     from .hosts.install import InstallResult
     from .pending import FlushReport, Pending, PendingStore
     from .writer import BulletKind

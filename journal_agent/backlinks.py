@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable
 from functools import cached_property
 from itertools import repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING
 
 from .columns import positions
 from .digests import blake2b
@@ -42,6 +41,8 @@ from .queries import Backlink, Topic, encoded_timeline, timeline, undated_order
 from .registry import Page, query_keys
 from .summary import Summary, summary_path
 from .vault import PageFile, Vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     import datetime as dt

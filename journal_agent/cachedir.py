@@ -19,6 +19,9 @@ FOUND: str | None = None
 #: The user folders platformdirs named that are the folders guessed (`_guesses`): a line each,
 #: the kind, a tab and the folder, in the user cache folder where platformdirs named that too. A
 #: run that finds its guess there takes it without importing platformdirs (5 ms of every hook).
+#: A guess depends on the environment as platformdirs' answer does, so a changed environment
+#: asks again; a platformdirs that would answer otherwise after an upgrade is asked again once
+#: this file (a cache file like any) is deleted.
 CONFIRMED = "platformdirs-confirmed"
 
 

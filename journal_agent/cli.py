@@ -14,21 +14,23 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, cast
 
 from . import __version__
 from .errors import BadArgument, JournalAgentError
+from .records import NamedTuple
 from .render import PROG, json_listing, table, text_stale, text_status, text_topics
 from .render import emit as _emit
 from .render import fail as _fail
 from .render import json_text as _json
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, NoReturn
 
 STARTED = time.monotonic()  # a hook's budget counts from here, not from its first line of work
 
-Text = Callable[[dict[str, Any]], str]
+Text = Callable[[dict[str, "Any"]], str]
 
 
 class Arg(NamedTuple):
@@ -368,13 +370,14 @@ def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
     options: dict[str, tuple[str, Arg]] = {}
     positionals: list[tuple[str, Arg]] = []
     for a in (*COMMON, *cmd.args):
-        kind = a.options.get("action", "store")
+        kind, name = a.options.get("action", "store"), a.flags[0]
         if len(a.flags) > 1 or a.options.get("required") or kind not in _ACTIONS:
             return None
+        if name.startswith("-") and "nargs" in a.options:
+            return None  # an option of more words, or none
         default = a.options.get("default", False if kind == "store_true" else None)
         if isinstance(default, str) and "type" in a.options:
             default = _converted({**a.options, "choices": None}, default)  # as argparse does
-        name = a.flags[0]
         dest = a.options.get("dest") or name.lstrip("-").replace("-", "_")
         values[dest] = list(default) if kind == "append" and default else default
         if name.startswith("-"):
@@ -410,7 +413,7 @@ def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
         return None
     import types
 
-    return cast("argparse.Namespace", types.SimpleNamespace(**values))
+    return types.SimpleNamespace(**values)  # type: ignore[return-value]  # as a Namespace is read
 
 
 def _converted(options: dict[str, Any], word: str) -> Any:
@@ -431,10 +434,8 @@ def _take(positionals: list[tuple[str, Arg]], run: list[str], values: dict[str, 
     takes (and where a ``?`` stands before a positional that must be given: not done here)."""
     left = list(run)
     for n, (dest, a) in enumerate(positionals):
-        nargs, later = (
-            a.options.get("nargs"),
-            [p.options.get("nargs") for _, p in positionals[n + 1 :]],
-        )
+        nargs = a.options.get("nargs")
+        later = [p.options.get("nargs") for _, p in positionals[n + 1 :]]
         if nargs == "+" and not later and left:
             taken = [_converted(a.options, word) for word in left]
             if None in taken:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
 from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command
 from .errors import BadArgument, escaped
 from .render import fail
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 
 def text_context(result: dict[str, Any]) -> str:

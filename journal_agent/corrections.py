@@ -28,7 +28,6 @@ import datetime as dt
 import os
 import re
 from collections.abc import Container, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from .derived import window_start
 from .errors import BadArgument, JournalAgentError, UnreadablePage
@@ -36,14 +35,18 @@ from .ledger import Entry, Ledger, text_hash
 from .outline import Outline
 from .owned import owned_subtrees, owner_header
 from .patterns import regex
-from .records import Record
+from .records import NamedTuple, Record
 from .state import StateDir
 from .vault import Vault
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from .walk import Stat
 
-Kind = Literal["deleted", "edited", "moved", "lost", "block-removed"]
+    Kind = Literal["deleted", "edited", "moved", "lost", "block-removed"]
+
 KINDS: tuple[Kind, ...] = ("edited", "moved", "lost", "block-removed", "deleted")
 #: How similar (rapidfuzz ratio, 0-100) a bullet in the owned block must be to count as an
 #: edit of a written one: a reworded clause stays above it, a different note falls below.

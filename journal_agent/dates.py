@@ -36,12 +36,17 @@ import datetime
 import functools
 import re
 from collections.abc import Callable, Sequence
-from typing import Literal, NamedTuple
 
 from journal_agent.errors import BadDateFormat
 from journal_agent.patterns import longest_first, regex
+from journal_agent.records import NamedTuple
 
-Dialect = Literal["moment", "logseq"]
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Dialect = Literal["moment", "logseq"]
+
 Getter = Callable[[datetime.date], int]
 
 MONTHS = (

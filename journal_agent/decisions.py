@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any, NamedTuple
 
 from .errors import UnreadablePage
 from .outline import Outline
 from .patterns import regex
 from .queries import Backlink, Topic
-from .records import Record
+from .records import NamedTuple, Record
 from .vault import Vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 DECISION_TEXT = regex(
     r"^(?:\*\*|__)?(?:decision|decided|rationale)(?:\*\*|__)?\s*(?::|—|–)"

@@ -37,11 +37,14 @@ import errno
 import functools
 import os
 from collections.abc import Callable
-from typing import Any, TypeVar
 
 from .patterns import regex
 
-F = TypeVar("F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    F = TypeVar("F", bound=Callable[..., Any])
 
 
 class JournalAgentError(Exception):

@@ -19,13 +19,15 @@ from __future__ import annotations
 import datetime as dt
 import marshal
 import re
-from typing import NamedTuple
 
 from .blocktext import split_property_list
 from .flavors import Flavor, Settings
 from .outline import Block, Outline
 from .patterns import regex
+from .records import NamedTuple
 from .vault import Vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
 #: A resolution's first line starts with "Resolved:" (any case) or a checked box "[x] ".

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .errors import UnreadablePage
@@ -39,6 +38,8 @@ from .patterns import regex
 from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
 from .vault import PageFile, Vault
 from .workers import each_file
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     from .index import _Entry as Entry

@@ -27,17 +27,23 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple
 from urllib.parse import quote, unquote
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
-from .dates import Dialect
 from .errors import BadPageName, ConfigError
 from .logseq_config import read_edn_config
 from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
-from .outline import COMMA_PROPERTIES, Syntax
+from .outline import COMMA_PROPERTIES
 from .ownconfig import OWN_CONFIG, OwnConfig
 from .patterns import regex
+from .records import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    from .dates import Dialect
+    from .outline import Syntax
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})

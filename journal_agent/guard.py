@@ -21,32 +21,37 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Literal
 
 from .errors import BadAgentName, BulletsRefused, short
 from .patterns import regex
 from .records import Record
 from .registry import PageRegistry
-from .scanner import Ref, Syntax, code_spans, inline_refs, ref_label
+from .scanner import Ref, code_spans, inline_refs, ref_label
 from .wiki import wiki_opens_comment
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from .scanner import Syntax
+
+    ProblemKind = Literal[
+        "empty",
+        "multiline",
+        "control",
+        "too-long",
+        "structure",
+        "property",
+        "link-form",
+        "unknown-page",
+        "alias-link",
+        "unknown-block",
+        "superseded",
+    ]
 
 MAX_LENGTH = 1000  # characters; a journal bullet longer than this is a document, not a note
 MAX_HEADER = 100  # characters of an owned block's header
 SHOWN = 60  # characters of a bullet or name quoted in a message
-
-ProblemKind = Literal[
-    "empty",
-    "multiline",
-    "control",
-    "too-long",
-    "structure",
-    "property",
-    "link-form",
-    "unknown-page",
-    "alias-link",
-    "unknown-block",
-    "superseded",
-]
 
 
 class Problem(Record):

@@ -24,7 +24,6 @@ import time
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .cachedir import cache_file, write_atomic
 from .digests import blake2b, sha256
@@ -39,6 +38,8 @@ from .facts import (
 )
 from .records import Record
 from .vault import PageFile, Vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     from .walk import Stat

@@ -13,8 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .outline import Ref, RefKind
+from .outline import Ref
 from .patterns import regex
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from .outline import RefKind
 
 # Logseq. mldoc (1.5.x, what Logseq 0.10 uses) reads a block's first line, each paragraph of its
 # body and each property value with one inline grammar. At each position it takes the first of

@@ -19,11 +19,13 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import NamedTuple
 
 from .digests import sha256
 from .errors import os_error
+from .records import NamedTuple
 from .state import StateDir
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 LEDGER = "ledger.jsonl"
 

@@ -27,14 +27,16 @@ from __future__ import annotations
 import datetime as dt
 import unicodedata
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
 
 from .flavors import Flavor
-from .registry import Page, PageOrigin, PageRegistry
+from .registry import Page, PageRegistry
 from .titles import JournalNames
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     from .index import Index
+    from .registry import PageOrigin
 
 
 class LogseqPages(PageRegistry):

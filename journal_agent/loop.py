@@ -26,7 +26,6 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .errors import JournalAgentError
 from .hosts import HookCall, Host, host_named
@@ -40,9 +39,13 @@ from .pending import (
     record,
     render,
 )
-from .records import Record
+from .records import NamedTuple, Record
 from .transcript import Message, journal_blocks, read_transcript
 from .vault import Vault, configured_root, open_vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 START_BUDGET = 2.0  # seconds to write what earlier sessions left, before the projection
 TURN_BUDGET = 2.0  # seconds to write a turn's bullets (they are recorded first either way)

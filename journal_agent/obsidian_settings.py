@@ -5,10 +5,13 @@ missing file means defaults, a malformed one is a `ConfigError` naming it."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from .errors import ConfigError
 from .files import read_text
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def indent(app: dict[str, Any], path: Path) -> str:

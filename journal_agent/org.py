@@ -37,13 +37,15 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
 from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .patterns import longest_first, regex
 from .properties import comma_names, property_refs, record_property
+from .records import NamedTuple
 from .scanner import logseq_inline_refs, raw_run, timestamp_first
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 _HEADLINE = regex(
     r"(?P<stars>\*+)(?:[ \t]+|$)"

@@ -7,13 +7,16 @@ decoded file, so that a writer can insert lines byte-exactly.
 
 from __future__ import annotations
 
-from typing import Any, Literal, NamedTuple
-
 from .errors import UnreadablePage
-from .records import Record
+from .records import NamedTuple, Record
 
-Syntax = Literal["logseq", "wiki"]
-RefKind = Literal["link", "tag", "labeled", "embed", "property", "markdown", "block"]
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Syntax = Literal["logseq", "wiki"]
+    RefKind = Literal["link", "tag", "labeled", "embed", "property", "markdown", "block"]
+
 
 #: Properties whose comma-separated values are each a page reference (Logseq; the graph's
 #: ``:property/separated-by-commas`` adds more).

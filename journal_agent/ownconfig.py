@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .errors import ConfigError
 from .files import read_text
+from .records import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 OWN_CONFIG = ".journal-agent.toml"
 MAX_DAYS = 36500

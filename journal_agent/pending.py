@@ -36,16 +36,18 @@ import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .digests import sha256
 from .errors import BadArgument, BulletsRefused, JournalAgentError, WriteError, escaped, short
 from .ledger import Ledger, now_utc, text_hash
 from .patterns import regex
-from .records import Record
+from .records import NamedTuple, Record
 from .state import STATE_ENV, StateDir, vault_slug
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
     from .vault import Vault
 
 SUB = "pending"

@@ -32,7 +32,6 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
 
 from .corrections import Finding
 from .derived import window_start
@@ -40,9 +39,15 @@ from .errors import escaped
 from .guide import HOW_TO
 from .patterns import regex
 from .queries import Topic
-from .records import Record
+from .records import NamedTuple, Record
 from .scope import Scope
 from .summary import Summary
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+else:
+    Protocol = object  # `PendingLike` is a plain class at run time
 
 DEFAULT_BUDGET = 6000
 MIN_BUDGET = 200

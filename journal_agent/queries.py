@@ -26,17 +26,18 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .derived import DEFAULT_DAYS as DEFAULT_DAYS
 from .derived import lowered, recency, status_object, status_of
 from .errors import AmbiguousPage, PageNotFound
 from .index import Index, load_index, paused_gc
-from .records import Record
+from .records import NamedTuple, Record
 from .registry import Page, PageRegistry, build_registry
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Any
 
     from .derived import Status
     from .vault import PageFile, Vault

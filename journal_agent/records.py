@@ -1,9 +1,14 @@
-"""Records without `dataclasses`: the library's own types are `typing.NamedTuple`s where they
-never change once made, and subclasses of `Record`, with their own ``__init__``, where they do.
+"""Records without `dataclasses` or `typing`: the library's own types are named tuples
+(`NamedTuple`) where they never change once made, and subclasses of `Record`, with their own
+``__init__``, where they do.
 
 Why: importing `dataclasses` imports `inspect` (10 ms), and each dataclass costs about a
 millisecond to make its methods (it compiles their source). A hook command loads some thirty
-of the library's types: a fifth of its time on a small vault went to making them.
+of the library's types: a fifth of its time on a small vault went to making them. Importing
+`typing` costs 5 ms more, and a `typing.NamedTuple` class twice what `collections.namedtuple`
+costs: at run time, `NamedTuple` here makes the class `collections.namedtuple` makes of the
+class's fields and defaults, with the class's own methods and docstring (type checkers see
+`typing.NamedTuple`).
 """
 
 from __future__ import annotations
@@ -11,6 +16,25 @@ from __future__ import annotations
 TYPE_CHECKING = False  # not typing's: the records load with the library's leanest modules
 if TYPE_CHECKING:
     from typing import Any
+    from typing import NamedTuple as NamedTuple
+else:
+
+    class _NamedTupleType(type):
+        """Makes each class written ``class X(NamedTuple):`` a `collections.namedtuple`."""
+
+        def __new__(cls, name: str, bases: tuple[type, ...], space: dict[str, Any]) -> type:
+            from collections import namedtuple
+
+            fields = space.get("__annotations__", {})
+            defaults = [space[field] for field in fields if field in space]
+            made = namedtuple(name, fields, defaults=defaults, module=space["__module__"])
+            for key, value in space.items():
+                if key not in fields and key not in ("__module__", "__qualname__"):
+                    setattr(made, key, value)
+            made.__qualname__ = space.get("__qualname__", name)
+            return made
+
+    NamedTuple = type.__new__(_NamedTupleType, "NamedTuple", (), {})
 
 
 class Record:

@@ -26,7 +26,6 @@ import datetime as dt
 import functools
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import BadPageName, UnreadablePage
 from .facts import PageFacts, tombstone_of
@@ -34,13 +33,17 @@ from .flavors import KEYS_KEPT, Flavor
 from .records import Record
 from .vault import Vault
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from .index import Index
+
+    PageOrigin = Literal["file", "reference", "alias", "builtin", "meta"]
 
 #: Why a page exists: its own file; a reference (Logseq makes a page of every name a block
 #: refers to, namespace parents included); an alias (it shows the page that declares it); one
 #: of Logseq's built-in pages; a name used only as a property key, task marker or priority.
-PageOrigin = Literal["file", "reference", "alias", "builtin", "meta"]
 
 
 class Page(Record):

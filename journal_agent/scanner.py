@@ -42,12 +42,15 @@ from .outline import Block as Block
 from .outline import Builder, close_outline, line_count, preamble, trim_end
 from .outline import Outline as Outline
 from .outline import Ref as Ref
-from .outline import RefKind as RefKind
-from .outline import Syntax as Syntax
 from .outline import decode as decode
 from .patterns import longest_first, regex
 from .properties import PROPERTY_LINE, record_property
 from .wiki import scan_wiki, wiki_code_spans, wiki_label, wiki_refs
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from .outline import RefKind as RefKind
+    from .outline import Syntax as Syntax
 
 # ---------------------------------------------------------------------------------------------
 # block structure

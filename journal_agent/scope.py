@@ -34,13 +34,16 @@ import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .errors import ConfigError
 from .files import read_text
-from .records import Record
+from .records import NamedTuple, Record
 from .registry import page_key
 from .summary import Summary
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 SCOPE_FILE = ".journal-agent-scope.toml"
 MAX_TOPICS = 50

@@ -18,18 +18,20 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import walk
 from .cachedir import Base, Read, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
-from .records import Record
+from .records import NamedTuple, Record
 from .segments import FIELDS, cut, decode, encode, joined, paths_between, resized, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
     from .queries import Graph
     from .vault import Vault
     from .walk import Stat

@@ -39,7 +39,6 @@ import bisect
 import datetime as dt
 from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from .columns import positions
 from .errors import UnreadablePage
@@ -63,7 +62,10 @@ from .summary_topics import add_page, drop_pages, landing, named, new_names
 from .vault import Vault
 from .walk import blocks
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
     from .walk import Stat
 
 

@@ -16,16 +16,18 @@ import os
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from .errors import UnsafePath, os_error
 from .files import replace_file
 from .patterns import regex
-from .scanner import Syntax, inline_refs, ref_label
+from .scanner import inline_refs, ref_label
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     from .api import TimelineResult
+    from .scanner import Syntax
     from .vault import Vault
 
 _PAGE_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})

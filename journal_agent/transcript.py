@@ -42,10 +42,14 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from .files import READ_FLAGS, kind_of
 from .patterns import regex
+from .records import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 #: How much of a transcript a hook reads, from its end (the newest replies matter most: the end
 #: hook exists to catch the last turns whose own hook did not run), and for how long (a hook has

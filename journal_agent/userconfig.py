@@ -16,10 +16,13 @@ import functools
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from .errors import ConfigError
 from .files import read_text
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_ENV = "JOURNAL_AGENT_CONFIG"
 KEYS = {"vault": str, "state": str}

@@ -13,7 +13,6 @@ import os
 import stat
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, NamedTuple
 
 from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
@@ -22,8 +21,11 @@ from .flavors import Flavor, Settings, detect_flavor, flavor_named
 from .outline import Outline, decode, line_count
 from .ownconfig import OWN_CONFIG, OwnConfig, read_own_config
 from .patterns import regex
+from .records import NamedTuple
 from .titles import JournalNames
 from .walk import page_files
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 if TYPE_CHECKING:
     from .backends.base import JournalPage

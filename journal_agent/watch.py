@@ -43,7 +43,6 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .errors import JournalAgentError, LockTimeout, WatchRunning
 from .flavors import SETTINGS_FILES
@@ -53,7 +52,10 @@ from .walk import blocks, page_files, relisted
 from .watchbullets import Bullets
 from .watchstamp import DIRTY, LOCK_KEY, STAMP
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from typing import Any
+
     from .walk import Stat
 
 DEBOUNCE = 0.25  # seconds of quiet before a refresh

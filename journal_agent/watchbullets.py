@@ -21,15 +21,15 @@ import json
 import os
 import time
 from collections.abc import Callable, Collection, Sequence
-from typing import TYPE_CHECKING, NamedTuple, cast
 
 from .corrections import MOVED_SEARCH_LIMIT, match_edits, moved_elsewhere, placed
 from .errors import JournalAgentError
 from .ledger import Entry, Ledger, now_utc, text_hash
-from .records import Record
+from .records import NamedTuple, Record
 from .state import StateDir
 from .vault import Vault
 
+TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
     from .walk import Stat
 
@@ -130,7 +130,9 @@ class _Known:
         self.ledger = ledger
 
     def __contains__(self, key: object) -> bool:
-        page, hash_ = cast("tuple[str, str]", key)
+        if not isinstance(key, tuple):
+            return False
+        page, hash_ = key
         return any(e.page == page for e in self.ledger.of_bullet(hash_))
 
 

@@ -11,11 +11,17 @@ Code (inline, fenced, indented), math (``$…$``, ``$$…$$``) and comments (``%
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
 from urllib.parse import unquote
 
-from .outline import Block, Builder, Outline, Ref, RefKind, close_outline, preamble, trim_end
+from .outline import Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .patterns import regex
+from .records import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .outline import RefKind
 
 # Obsidian and plain Markdown.
 # A Markdown link, by CommonMark's grammar: a destination in <...> (spaces allowed), or one

@@ -26,7 +26,6 @@ import random
 import re
 import time
 from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple, get_args
 
 from .backends.base import Backend, Insertion, JournalPage, PageVersion, SaveKeptAside
 from .errors import BadArgument, BulletsRefused, ConfigError, UnsafePage, WriteConflict
@@ -36,13 +35,17 @@ from .ledger import Entry, Ledger, LedgerWriter, now_utc, text_hash
 from .outline import Outline
 from .owned import children_texts, owner_header
 from .patterns import regex
-from .records import Record
+from .records import NamedTuple, Record
 from .registry import KnownPages
 from .state import PageLock, StateDir
 from .vault import Vault
 
-BulletKind = Literal["note", "decision", "resolution"]
-KINDS: tuple[BulletKind, ...] = get_args(BulletKind)
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    BulletKind = Literal["note", "decision", "resolution"]
+KINDS: tuple[BulletKind, ...] = ("note", "decision", "resolution")
 PREFIXES: dict[str, str] = {"note": "", "decision": "Decision: ", "resolution": "Resolved: "}
 DEFAULT_WAIT = 1.0  # seconds in all for the lock and a page being saved: a hook's budget
 ATTEMPTS = 20  # commits tried against a page that keeps changing, then give up

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -252,6 +253,42 @@ def test_hook_commands_import_nothing_heavy() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["append", "--agent", "bench", "A note on [[Atlas Migration]]"],
+        ["context", "--agent", "claude", "--as-of", "2026-11-29"],
+    ],
+)
+def test_a_hook_command_imports_no_typing_argparse_or_platformdirs(
+    argv: list[str], logseq_vault: Path, tmp_path: Path
+) -> None:
+    """What a session hook runs, once the caches are warm, imports neither `typing` (5 ms,
+    `records.NamedTuple`), argparse (`plain_args`) nor platformdirs (`cachedir.user_folder`),
+    with the user's folders found as a person's are (no ``JOURNAL_AGENT_*`` settings)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JOURNAL_AGENT_")}
+    env |= {
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"),
+        "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
+        "JOURNAL_AGENT_BACKGROUND": "0",
+    }
+    program = (
+        "import sys; from journal_agent import quick; code = quick.main(sys.argv[1:]);"
+        " print(code, sorted({'typing', 'argparse', 'platformdirs'} & set(sys.modules)),"
+        " file=sys.stderr)"
+    )
+    words = [*argv, "--vault", str(logseq_vault)]
+    said = [
+        subprocess.run(
+            [sys.executable, "-c", program, *words], env=env, capture_output=True, text=True
+        ).stderr.splitlines()[-1]
+        for _ in range(2)
+    ]
+    assert said[1] == "0 []", said
 
 
 def test_stale_table_and_json(capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from journal_agent import Outline, open_vault
 from journal_agent.registry import load_registry
-from journal_agent.scanner import Syntax, decode, scan
+from journal_agent.scanner import decode, scan
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
+
+if TYPE_CHECKING:
+    from journal_agent.scanner import Syntax
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 CASES = sorted(GOLDEN.glob("*/*.md"))

@@ -19,10 +19,14 @@ import datetime as dt
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from types import TracebackType
-from typing import ClassVar, NamedTuple
 
 from ..errors import StorageError
 from ..outline import Outline
+from ..records import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 
 class JournalPage(NamedTuple):

@@ -18,11 +18,14 @@ import os
 import signal
 import stat
 import sys
-from typing import Any, Literal
 
 from ..errors import UnsafePage
 
-Lease = Literal["held", "busy", "none"]
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    Lease = Literal["held", "busy", "none"]
 
 
 def take_lease(fd: int) -> Lease:

@@ -30,7 +30,6 @@ import os
 import secrets
 import stat
 import time
-from typing import NamedTuple
 
 from ..errors import (
     JournalAgentError,
@@ -43,9 +42,12 @@ from ..errors import (
 from ..files import MAX_PAGE_BYTES, NOFOLLOW, fsync_dir, kind_of, open_folder, read_all
 from ..outline import decode
 from ..owned import plan_insert
+from ..records import NamedTuple
 from ..vault import Vault
 from . import disk
 from .base import Backend, Insertion, JournalPage, PageVersion, SaveKeptAside
+
+TYPE_CHECKING = False  # not typing's: see `records`
 
 TMP_PREFIX = ".journal-agent-"
 QUIET = 0.1  # seconds a page must be unmodified when no lease can be taken

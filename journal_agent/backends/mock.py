@@ -13,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..outline import Syntax
 from ..owned import plan_insert
 from ..scanner import scan
 from .base import Backend, Insertion, JournalPage, PageVersion
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from ..outline import Syntax
 
 
 class MockBackend(Backend):

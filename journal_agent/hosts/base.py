@@ -18,11 +18,16 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple
 
 from ..errors import BadArgument
+from ..records import NamedTuple
 
-Phase = Literal["start", "turn", "end"]
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, ClassVar, Literal
+
+    Phase = Literal["start", "turn", "end"]
+
 #: The command a generated hook runs (on PATH: plugins cannot install Python packages).
 COMMAND = "journal-agent"
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import ClassVar
 
 from .. import __version__
 from .base import EventSpec, Host, instructions, mcp_server, to_json
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 DESCRIPTION = (
     "Keeps the person's journal: dated one-line bullets on today's page of their Logseq, "

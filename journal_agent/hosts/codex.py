@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import ClassVar
 
 from .base import EventSpec, Host, instructions, mcp_server, to_json
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 BEGIN = "<!-- journal-agent:begin -->"
 END = "<!-- journal-agent:end -->"

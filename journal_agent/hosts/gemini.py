@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
 
 from .. import __version__
 from .base import EventSpec, Host, instructions, mcp_server, to_json
 from .claude_code import DESCRIPTION
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
 
 
 class Gemini(Host):

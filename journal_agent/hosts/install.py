@@ -17,11 +17,15 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from ..errors import ConfigError, UnsafePath, os_error
 from ..files import MAX_SETTINGS_BYTES, kind_of, read_file, replace_file
+from ..records import NamedTuple
 from .base import Host, to_json
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class InstallResult(NamedTuple):
