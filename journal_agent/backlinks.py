@@ -43,7 +43,6 @@ from .summary import Summary, summary_path
 from .vault import PageFile, Vault
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     import datetime as dt
     from typing import Any

@@ -367,7 +367,7 @@ def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
     if cmd is None:
         return None
     values: dict[str, Any] = {"command": cmd.name}
-    options: dict[str, tuple[str, Arg]] = {}
+    options: dict[str, tuple[str, str, Arg]] = {}  # flag -> dest, action, declaration
     positionals: list[tuple[str, Arg]] = []
     for a in (*COMMON, *cmd.args):
         kind, name = a.options.get("action", "store"), a.flags[0]
@@ -381,7 +381,7 @@ def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
         dest = a.options.get("dest") or name.lstrip("-").replace("-", "_")
         values[dest] = list(default) if kind == "append" and default else default
         if name.startswith("-"):
-            options[name] = dest, a
+            options[name] = dest, kind, a
         else:
             positionals.append((dest, a))
     run: list[str] = []  # the positional words
@@ -396,8 +396,7 @@ def plain_args(words: Sequence[str]) -> argparse.Namespace | None:
             continue
         if word not in options:
             return None
-        dest, a = options[word]
-        kind = a.options.get("action", "store")
+        dest, kind, a = options[word]
         if word in given and kind != "append":
             return None
         given.add(word)

@@ -27,8 +27,6 @@ from .patterns import regex
 from .records import NamedTuple
 from .vault import Vault
 
-TYPE_CHECKING = False  # not typing's: see `records`
-
 RESOLUTION_MARKERS = frozenset({"DONE", "CANCELED", "CANCELLED"})
 #: A resolution's first line starts with "Resolved:" (any case) or a checked box "[x] ".
 RESOLUTION_TEXT = regex(r"(?:resolved:|\[[xX]\](?=\s|$))", re.IGNORECASE)

@@ -40,7 +40,6 @@ from .vault import PageFile, Vault
 from .workers import each_file
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     from .index import _Entry as Entry
     from .queries import Graph

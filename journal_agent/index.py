@@ -40,7 +40,6 @@ from .records import Record
 from .vault import PageFile, Vault
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     from .walk import Stat
 

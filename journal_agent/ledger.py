@@ -25,8 +25,6 @@ from .errors import os_error
 from .records import NamedTuple
 from .state import StateDir
 
-TYPE_CHECKING = False  # not typing's: see `records`
-
 LEDGER = "ledger.jsonl"
 
 

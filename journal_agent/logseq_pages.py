@@ -33,7 +33,6 @@ from .registry import Page, PageRegistry
 from .titles import JournalNames
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     from .index import Index
     from .registry import PageOrigin

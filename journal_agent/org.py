@@ -45,8 +45,6 @@ from .properties import comma_names, property_refs, record_property
 from .records import NamedTuple
 from .scanner import logseq_inline_refs, raw_run, timestamp_first
 
-TYPE_CHECKING = False  # not typing's: see `records`
-
 _HEADLINE = regex(
     r"(?P<stars>\*+)(?:[ \t]+|$)"
     r"(?:(?P<m>" + "|".join(longest_first(TASK_MARKERS)) + r")[ \t]+)?"

@@ -24,7 +24,6 @@ from .patterns import regex
 from .scanner import inline_refs, ref_label
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     from .api import TimelineResult
     from .scanner import Syntax

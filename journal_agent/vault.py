@@ -26,7 +26,6 @@ from .titles import JournalNames
 from .walk import page_files
 
 TYPE_CHECKING = False  # not typing's: see `records`
-
 if TYPE_CHECKING:
     from .backends.base import JournalPage
     from .walk import Stat

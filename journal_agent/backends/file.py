@@ -47,8 +47,6 @@ from ..vault import Vault
 from . import disk
 from .base import Backend, Insertion, JournalPage, PageVersion, SaveKeptAside
 
-TYPE_CHECKING = False  # not typing's: see `records`
-
 TMP_PREFIX = ".journal-agent-"
 QUIET = 0.1  # seconds a page must be unmodified when no lease can be taken
 SUSPICIOUS_QUIET = 1.0  # ... when it is empty, shorter than we saw, or held open by a writer
