@@ -25,16 +25,18 @@ page's body could still change, and how it is kept exact, by scanning such a pag
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 
-from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
+from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page, valid_property_key
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts
 from .index import Index
 from .logseq_pages import LogseqPages
 from .outline import TASK_MARKERS, decode
 from .patterns import regex
+from .properties import PROPERTY_LINE
 from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
 from .vault import PageFile, Vault
 from .workers import each_file
@@ -48,6 +50,10 @@ if TYPE_CHECKING:
 _NONE: frozenset[str] = frozenset()
 # A priority (`scanner._MARKER`).
 _PRIORITY = regex(r"\[#([!-\\^-~])\]")
+#: Whatever in a head could be a property key `facts.page_facts` reads beyond the page names a
+#: key makes (title, aliases, tombstone, a block id, a template), in a ``key::`` line or a
+#: ``:key:`` drawer line, in any case (keys are lower-cased): more than those, never fewer.
+_HEAD_FACTS = regex(r"title|alias|supersed|template|(?<![^\s:])id:", re.I)
 #: The task markers that are no built-in page (those are never left out of `stale` for it).
 _MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)
 
@@ -151,16 +157,45 @@ def _read_one(vault: Vault, file: PageFile) -> Read:
         text, bom = decode(data, file.rel)
         head = _head(vault, file.rel, text)
         if head is not None:
-            if head:  # the head's property keys are pages too (`PageFacts.meta`)
-                facts = page_facts(vault, file.rel, vault.scan_text(head, bom), mentions=False)
-            else:  # no page properties: named by its file
-                facts = PageFacts(*vault.describe(file.rel), (), None, (), (), ())
+            facts = head_facts(vault, file.rel, head, bom)
             if facts.date is None:
                 logseq = vault.flavor.syntax == "logseq"
                 return facts, _meta_candidates(text[len(head) :]) if logseq else _NONE
         return page_facts(vault, file.rel, vault.parse_page(file.rel, data)), None
     except UnreadablePage as exc:
         return f"{exc}; skipped"
+
+
+def head_facts(vault: Vault, rel: str, head: str, bom: bool) -> PageFacts:
+    """The facts of a page's head (`_head`): its title, aliases, tombstone, and the pages its
+    property keys make (`PageFacts.meta`). A head of plain property lines, none of which sets
+    more than that, is read here: the scanner, made for whole pages, took five times as long
+    (a quarter of the pages of the benchmark vault have a head)."""
+    if not head:  # no page properties: named by its file
+        return PageFacts(*vault.describe(rel), (), None, (), (), ())
+    if _HEAD_FACTS.search(head) is None:
+        keys = _head_keys(head)
+        if keys is not None:
+            meta = vault.flavor.meta_pages(keys, None, None, vault.settings)
+            return PageFacts(*vault.describe(rel), (), None, (), (), (), tuple(dict.fromkeys(meta)))
+    return page_facts(vault, rel, vault.scan_text(head, bom), mentions=False)
+
+
+def _head_keys(head: str) -> dict[str, None] | None:
+    """The page property keys of a head of ``key:: value`` lines, then blank lines only, as the
+    scanner keeps them (`properties.record_property`); None for any other head."""
+    keys: dict[str, None] = {}
+    lines = head.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    for line in lines:
+        found = PROPERTY_LINE.match(line)
+        if found is None:
+            return None
+        key = found.group("key").lower().replace("_", "-")
+        if valid_property_key(key):
+            keys[key] = None
+    return keys
 
 
 def _full(vault: Vault, rel: str) -> PageFacts:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from journal_agent import api, api_context, firstpass, index, queries
 from journal_agent.api import Query
-from journal_agent.facts import PageFacts
+from journal_agent.facts import PageFacts, page_facts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.queries import Graph, derive
 from journal_agent.summary import summary_path
@@ -417,3 +417,67 @@ def test_property_keys_are_never_fewer_than_the_grammar_finds(parts: list[str]) 
 def test_property_keys() -> None:
     keys = firstpass.property_keys(" key:: v\nx:: y::z\n  - TODO k2::\na::b:: c ::\nu:v::")
     assert keys == ["key", "x", "y", "k2", "a"]
+
+
+_HEAD_LINES = [
+    "",
+    "  ",
+    "tags:: [[P]], q",
+    "type:: project",
+    "Status:: open",
+    "a_b:: x",
+    "a-b:: y",
+    "x/y:: z",
+    "y:: dup",
+    "created-at:: 1700000000",
+    "icon:: 🚀",
+    "public:: true",
+    "Ünï:: v",
+    "k::",
+    "k ::",
+    "k::v",
+    "k:: v\r",
+    "\tkey:: indented",
+    "\u00a0nb:: space",
+    "bad,key:: v",
+    "some text",
+    ":PROPERTIES:",
+    ":END:",
+    ":kind: drawer",
+    ":ID: 1",
+    "id:: 6566",
+    "title:: Named",
+    "ALIAS:: Nick",
+    "superseded_by:: [[New]]",
+    "template:: t",
+    "video:: idea",
+]
+
+
+@pytest.fixture(scope="module")
+def head_vaults(tmp_path_factory: pytest.TempPathFactory) -> list[Any]:
+    """A graph with the default config, one that excludes two property pages, one without."""
+    configs = [
+        graph_gen.CONFIG_EDN,
+        "{:property-pages/excludelist #{:type :x/y}}",
+        "{:property-pages/enabled? false}",
+    ]
+    roots = [
+        graph_gen.write_graph(tmp_path_factory.mktemp("g"), {"logseq/config.edn": c})
+        for c in configs
+    ]
+    return [Query.of(root, None, None, False).vault for root in roots]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(lines=st.lists(st.sampled_from(_HEAD_LINES), min_size=1, max_size=6))
+def test_a_head_read_without_the_scanner_has_the_scanners_facts(
+    head_vaults: list[Any], lines: list[str]
+) -> None:
+    """`firstpass.head_facts` reads plain property heads itself: whatever it reads so must be
+    what the scanner reads of the same head (title, aliases, tombstone, the pages the keys
+    make, in their order), where keys make pages, where some do not, and where none do."""
+    head = "\n".join(lines) + "\n"
+    for vault in head_vaults:
+        scanned = page_facts(vault, "pages/p.md", vault.scan_text(head, False), mentions=False)
+        assert firstpass.head_facts(vault, "pages/p.md", head, False) == scanned
