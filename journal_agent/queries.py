@@ -159,9 +159,13 @@ class Graph:
         by_folder = registry.wiki  # Obsidian resolves a name from the linking note's folder
         memos: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
         self.resolved = memos  # per folder: each name as written -> where it lands (sidecar)
+        made = tuple.__new__  # a backlink made in C: a large vault has hundreds of thousands
         for rel, facts in self.index.files.items():
-            own = registry.file_identity(rel, facts)  # a page's references to itself do not count
             memo = memos.setdefault(rel.rpartition("/")[0] if by_folder else "", {})
+            if not facts.mentions:
+                continue
+            own = registry.file_identity(rel, facts)  # a page's references to itself do not count
+            day, title = facts.date, facts.title
             for target, line, resolution, text in facts.mentions:
                 found = memo.get(target)
                 if found is None:
@@ -169,9 +173,8 @@ class Graph:
                     found = memo[target] = [(k, topics[k]) for k in keys if k in topics]
                 for key, topic in found:
                     if key != own:
-                        topic.backlinks.append(
-                            Backlink(facts.date, facts.title, rel, line, text, resolution)
-                        )
+                        backlink = (day, title, rel, line, text, resolution)
+                        topic.backlinks.append(made(Backlink, backlink))
         for topic in topics.values():
             if len(topic.backlinks) > 1:
                 topic.backlinks = _dedupe(topic.backlinks)
