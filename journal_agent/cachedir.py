@@ -25,7 +25,7 @@ FOUND: str | None = None
 CONFIRMED = "platformdirs-confirmed"
 
 
-def _cache_root(guess: bool = False) -> str:
+def cache_root(guess: bool = False) -> str:
     """``$JOURNAL_AGENT_CACHE``, else the user cache folder of the platform: the folder
     `_guessed` (``guess``: for the warm path), or `user_folder`'s."""
     base = os.environ.get(CACHE_ENV)
@@ -55,15 +55,25 @@ def user_folder(kind: str) -> str:
             os.makedirs(os.path.dirname(confirmed), exist_ok=True)
             with open(confirmed, "a", encoding="utf-8") as file:
                 file.write(f"{kind}\t{named}\n")
+            lines.add(f"{kind}\t{named}")
     return named
 
 
+#: `CONFIRMED`'s lines as this process read (and added to) them, by path: a hook asks for two
+#: or three folders.
+_CONFIRMED_LINES: dict[str, set[str]] = {}
+
+
 def _lines(path: str) -> set[str]:
-    try:
-        with open(path, encoding="utf-8", errors="surrogateescape") as file:
-            return set(file.read().splitlines())
-    except (OSError, ValueError):
-        return set()
+    found = _CONFIRMED_LINES.get(path)
+    if found is None:
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape") as file:
+                found = set(file.read().splitlines())
+        except (OSError, ValueError):
+            found = set()
+        _CONFIRMED_LINES[path] = found
+    return found
 
 
 def _guesses() -> dict[str, str]:
@@ -101,7 +111,7 @@ def cache_name(kind: str, *key: str, suffix: str, guess: bool = False) -> str:
     from .digests import sha256
 
     digest = sha256("\0".join(key).encode()).hexdigest()[:16]
-    return os.path.join(_cache_root(guess), f"{kind}-{digest}{suffix}")
+    return os.path.join(cache_root(guess), f"{kind}-{digest}{suffix}")
 
 
 def cache_file(kind: str, *key: str, suffix: str) -> Path:

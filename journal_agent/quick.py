@@ -332,7 +332,7 @@ def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str
     from .backlinks import topic_timeline
     from .vault import open_vault
 
-    was, cachedir.FOUND = cachedir.FOUND, cachedir._cache_root(guess=True)  # the summary's
+    was, cachedir.FOUND = cachedir.FOUND, cachedir.cache_root(guess=True)  # the summary's
     try:  # folder, where the topic's kept backlinks are too: platformdirs is not asked
         return topic_timeline(open_vault(raw), summary, topic, as_of)
     finally:

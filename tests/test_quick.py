@@ -590,7 +590,7 @@ def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them
     state = user_state_dir("journal-agent", appauthor=False)
     probe = (
         "import sys; from journal_agent import cachedir, userconfig;"
-        " print(cachedir._cache_root(), userconfig.config_path(), cachedir.user_folder('state'),"
+        " print(cachedir.cache_root(), userconfig.config_path(), cachedir.user_folder('state'),"
         " 'platformdirs' in sys.modules)"
     )
 
@@ -615,9 +615,9 @@ def test_the_library_takes_the_guessed_user_folders_once_platformdirs_named_them
     assert found() == f"{cache} {home_config}/config.toml {state} False"
     elsewhere = {"cache": str(tmp_path / "elsewhere"), "config": str(tmp_path / "other")}
     monkeypatch.setattr(cachedir, "_guesses", lambda: elsewhere)
-    assert cachedir._cache_root() == cache  # its own answer, where the guess is not it
+    assert cachedir.cache_root() == cache  # its own answer, where the guess is not it
     assert str(userconfig.config_path().parent) == user_config_dir("journal-agent")
-    assert cachedir._cache_root(guess=True) == elsewhere["cache"]
+    assert cachedir.cache_root(guess=True) == elsewhere["cache"]
     assert not os.path.exists(elsewhere["cache"]) and not os.path.exists(elsewhere["config"])
 
 
