@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import marshal
 import re
+from itertools import repeat
 
 from .blocktext import split_property_list
 from .flavors import Flavor, Settings
@@ -139,7 +140,10 @@ def _mentions(
         parent = block.parent
         if parent >= 0:
             inherited = path_refs[parent]
-            names = inherited + tuple(n for n in direct if n not in inherited)
+            if direct:
+                names = inherited + tuple([n for n in direct if n not in inherited])
+            else:
+                names = inherited
         path_refs.append(names)
         if regrouped:  # shown only under a shown ancestor that refers to them
             up = parent if block.shown_parent == -2 else block.shown_parent
@@ -148,7 +152,7 @@ def _mentions(
         if names:
             resolution = is_resolution(block)
             text = block.text or _first_text(outline, block)
-            out.extend((name, block.line, resolution, text) for name in names)
+            out += zip(names, repeat(block.line), repeat(resolution), repeat(text))  # in C
     return out, tuple(meta)
 
 

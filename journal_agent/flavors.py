@@ -305,9 +305,11 @@ class LogseqFlavor(Flavor):
         return tuple(out)
 
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
+        if "alias" not in props:  # most pages: no import statement run per page
+            return []
         from .properties import comma_names  # the inline grammar: not on a warm query's path
 
-        return comma_names(str(props.get("alias", "")))
+        return comma_names(str(props["alias"]))
 
     def title_from_properties(self, props: dict[str, Any]) -> str | None:
         return str(props.get("title") or "").strip() or None
