@@ -83,11 +83,8 @@ def is_resolution(block: Block) -> bool:
 def page_facts(vault: Vault, rel: str, outline: Outline, mentions: bool = True) -> PageFacts:
     """Reduce a scanned page to the facts the registry and the queries need (``mentions``:
     False for none, only the names of `PageFacts.meta`, e.g. of a page's head, `firstpass`)."""
-    props = outline.page_properties
     flavor = vault.flavor
-    title, day = vault.describe(rel, flavor.title_from_properties(props))
-    key = flavor.page_key(title)
-    aliases = tuple(a for a in flavor.aliases_of(props) if flavor.page_key(a) != key)
+    title, day, aliases, tombstone = page_names(vault, rel, outline.page_properties)
     ids = tuple(b.properties["id"].strip().lower() for b in outline.blocks if "id" in b.properties)
     templates = tuple(
         b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
@@ -97,7 +94,19 @@ def page_facts(vault: Vault, rel: str, outline: Outline, mentions: bool = True) 
     else:
         names = (_meta_names(outline, b, flavor, vault.settings) for b in outline.blocks)
         found, meta = [], tuple(dict.fromkeys(n for some in names for n in some))
-    return PageFacts(title, day, aliases, tombstone_of(props), ids, templates, tuple(found), meta)
+    return PageFacts(title, day, aliases, tombstone, ids, templates, tuple(found), meta)
+
+
+def page_names(
+    vault: Vault, rel: str, props: dict[str, object]
+) -> tuple[str, dt.date | None, tuple[str, ...], str | None]:
+    """What a page's own properties make of its names: its title and day (`Vault.describe`), its
+    aliases (other than its title) and its tombstone."""
+    flavor = vault.flavor
+    title, day = vault.describe(rel, flavor.title_from_properties(props))
+    key = flavor.page_key(title)
+    aliases = tuple(a for a in flavor.aliases_of(props) if flavor.page_key(a) != key)
+    return title, day, aliases, tombstone_of(props)
 
 
 def tombstone_of(props: dict[str, object]) -> str | None:

@@ -25,13 +25,12 @@ page's body could still change, and how it is kept exact, by scanning such a pag
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page, valid_property_key
 from .errors import UnreadablePage
-from .facts import PageFacts, page_facts
+from .facts import PageFacts, page_facts, page_names
 from .index import Index
 from .logseq_pages import LogseqPages
 from .outline import TASK_MARKERS, decode
@@ -50,10 +49,6 @@ if TYPE_CHECKING:
 _NONE: frozenset[str] = frozenset()
 # A priority (`scanner._MARKER`).
 _PRIORITY = regex(r"\[#([!-\\^-~])\]")
-#: Whatever in a head could be a property key `facts.page_facts` reads beyond the page names a
-#: key makes (title, aliases, tombstone, a block id, a template), in a ``key::`` line or a
-#: ``:key:`` drawer line, in any case (keys are lower-cased): more than those, never fewer.
-_HEAD_FACTS = regex(r"title|alias|supersed|template|(?<![^\s:])id:", re.I)
 #: The task markers that are no built-in page (those are never left out of `stale` for it).
 _MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)
 
@@ -168,23 +163,25 @@ def _read_one(vault: Vault, file: PageFile) -> Read:
 
 def head_facts(vault: Vault, rel: str, head: str, bom: bool) -> PageFacts:
     """The facts of a page's head (`_head`): its title, aliases, tombstone, and the pages its
-    property keys make (`PageFacts.meta`). A head of plain property lines, none of which sets
-    more than that, is read here: the scanner, made for whole pages, took five times as long
-    (a quarter of the pages of the benchmark vault have a head)."""
+    property keys make (`PageFacts.meta`). A head of plain ``key:: value`` lines is read here:
+    the scanner, made for whole pages, took five times as long (a quarter of the pages of the
+    benchmark vault have a head)."""
     if not head:  # no page properties: named by its file
         return PageFacts(*vault.describe(rel), (), None, (), (), ())
-    if _HEAD_FACTS.search(head) is None:
-        keys = _head_keys(head)
-        if keys is not None:
-            meta = vault.flavor.meta_pages(keys, None, None, vault.settings)
-            return PageFacts(*vault.describe(rel), (), None, (), (), (), tuple(dict.fromkeys(meta)))
-    return page_facts(vault, rel, vault.scan_text(head, bom), mentions=False)
+    props = _head_properties(head)
+    if props is None:
+        return page_facts(vault, rel, vault.scan_text(head, bom), mentions=False)
+    meta = vault.flavor.meta_pages(props, None, None, vault.settings)
+    return PageFacts(*page_names(vault, rel, props), (), (), (), tuple(dict.fromkeys(meta)))
 
 
-def _head_keys(head: str) -> dict[str, None] | None:
-    """The page property keys of a head of ``key:: value`` lines, then blank lines only, as the
-    scanner keeps them (`properties.record_property`); None for any other head."""
-    keys: dict[str, None] = {}
+def _head_properties(head: str) -> dict[str, object] | None:
+    """The page properties of a head of ``key:: value`` lines, then blank lines only, as the
+    scanner keeps them (`properties.record_property`: a key given again keeps its place and
+    takes the later value); None for any other head (CRLF lines too)."""
+    props: dict[str, object] = {}
+    if "\r" in head:
+        return None
     lines = head.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
@@ -192,10 +189,11 @@ def _head_keys(head: str) -> dict[str, None] | None:
         found = PROPERTY_LINE.match(line)
         if found is None:
             return None
-        key = found.group("key").lower().replace("_", "-")
+        key, value = found.group("key", "value")
+        key = key.lower().replace("_", "-")
         if valid_property_key(key):
-            keys[key] = None
-    return keys
+            props[key] = value or ""
+    return props
 
 
 def _full(vault: Vault, rel: str) -> PageFacts:

@@ -451,6 +451,16 @@ _HEAD_LINES = [
     "superseded_by:: [[New]]",
     "template:: t",
     "video:: idea",
+    "title::",
+    "title:: Projects/Q1 2019: Raft Jalapeño",
+    "Title::   spaced out   ",
+    "title:: Oct 2nd, 2026",
+    "alias:: [[A b]], C, #d",
+    'alias:: "quoted, not split"',
+    "alias:: Named",
+    "superseded-by:: [[X]], [[Y]]",
+    "tags:: [[P]] and [[Q/R]]",
+    "title:: T\r",
 ]
 
 
