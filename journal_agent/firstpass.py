@@ -7,7 +7,8 @@ vault), though the stale list and the projection need only the topics that have 
 mention (journal pages) and how every name resolves (the page heads). Scanning a page costs ten
 times reading it, and ordinary pages are nine tenths of a vault; so this pass reads every file
 but scans only the journal pages, and of the other pages their head (the page properties before
-the first block: title, aliases, tombstone, whether the page is a journal by its title); a file
+the first block: title, aliases, tombstone, whether the page is a journal by its title, the
+pages its keys make), most often plain ``key:: value`` lines read without the scanner; a file
 the cached index holds unchanged is not read at all. The full index and summary are built after
 the answer (`rebuild.warm_up`, in a background process), and every later query uses them.
 
@@ -179,9 +180,9 @@ def _head_properties(head: str) -> dict[str, object] | None:
     """The page properties of a head of ``key:: value`` lines, then blank lines only, as the
     scanner keeps them (`properties.record_property`: a key given again keeps its place and
     takes the later value); None for any other head (CRLF lines too)."""
-    props: dict[str, object] = {}
     if "\r" in head:
         return None
+    props: dict[str, object] = {}
     lines = head.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
