@@ -57,8 +57,9 @@ def _parse_edn(path: Path) -> dict[str, Any]:
     if text is None:
         raise ConfigError(f"{path}: missing")
     reader = edn_reader()
-    try:
-        data = reader.loads(text)
+    try:  # ply's parse tables made in memory (10 ms a read): by default ply writes them into
+        # the installed edn_format package, and warns on stderr where it may not
+        data = reader.loads(text, write_ply_tables=False)
     except Exception as exc:  # edn_format raises several unrelated types, RecursionError too
         raise ConfigError(f"{path}: not valid EDN: {str(exc).splitlines()[0][:200]}") from exc
     if not isinstance(data, Mapping):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path, PurePosixPath
@@ -24,7 +25,7 @@ from journal_agent import (
 )
 from journal_agent.index import load_index
 
-from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT, snapshot
+from .conftest import FIXTURE_VAULTS, ROOT, SAMPLE_VAULT, snapshot
 
 NOV29 = dt.date(2026, 11, 29)
 
@@ -316,6 +317,42 @@ def test_config_edn_with_tagged_values_reads_them_where_its_reader_imports_them_
         " 'id': 'f81d4fae-7dec-11d0-a765-00a0c91e6bf6', 'hidden': ['/a']}",
         "['importlib.metadata', 'pyrfc3339']",
     ]
+
+
+def test_config_edn_is_read_without_writing_beside_the_reader(tmp_path: Path) -> None:
+    """`edn_format`'s parser (ply) writes its parse tables into its own installed package unless
+    told not to, and prints a warning on stderr where it may not (a read-only install): reading
+    a config must do neither. A copy of `edn_format` without its tables, first on the path of a
+    fresh process, stands in for a fresh install (as root, a read-only folder is no test)."""
+    import edn_format
+
+    copy = tmp_path / "site" / "edn_format"
+    shutil.copytree(
+        Path(edn_format.__file__).parent,
+        copy,
+        ignore=shutil.ignore_patterns("parsetab*", "__pycache__"),
+    )
+    before = sorted(p.name for p in copy.iterdir())
+    root = logseq(tmp_path, '{:journal/file-name-format "yyyy_MM_dd" :hidden ["/a"]}')
+    program = (
+        "import sys; from pathlib import Path; from journal_agent.logseq_config import"
+        " read_edn_config as read; import edn_format; print(edn_format.__file__);"
+        " print(read(Path(sys.argv[1]), use_cache=False))"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy.parent), str(ROOT)])}
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(root / "logseq" / "config.edn")],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        str(copy / "__init__.py"),
+        "{'journal/file-name-format': 'yyyy_MM_dd', 'hidden': ['/a']}",
+    ]
+    assert done.stderr == ""
+    assert sorted(p.name for p in copy.iterdir() if p.name != "__pycache__") == before
 
 
 def test_config_edn_not_utf8(tmp_path: Path) -> None:
