@@ -36,7 +36,7 @@ from .index import Index
 from .logseq_pages import LogseqPages
 from .outline import TASK_MARKERS, decode
 from .patterns import regex
-from .properties import PROPERTY_LINE
+from .properties import PROPERTY_LINE, property_key
 from .scanner import _LOGSEQ_ITEM, _NEXT_LOGSEQ_ITEM
 from .vault import PageFile, Vault
 from .workers import each_file
@@ -191,14 +191,14 @@ def _head_properties(head: str) -> dict[str, object] | None:
         if found is None:
             return None
         key, value = found.group("key", "value")
-        key = key.lower().replace("_", "-")
+        key = property_key(key)
         if valid_property_key(key):
             props[key] = value or ""
     return props
 
 
 def _full(vault: Vault, rel: str) -> PageFacts:
-    return page_facts(vault, rel, vault.parse_page(rel, vault.read_bytes(rel, listed=True)))
+    return page_facts(vault, rel, vault.read_page(rel, listed=True))
 
 
 def _head(vault: Vault, rel: str, text: str) -> str | None:
@@ -224,7 +224,7 @@ def _meta_candidates(body: str) -> frozenset[str]:
     priority: more than it does (code, keys Logseq drops), never fewer."""
     names: set[str] = set()
     if "::" in body:
-        keys = {k.lower().replace("_", "-") for k in property_keys(body)}
+        keys = {property_key(k) for k in property_keys(body)}
         names.update(property_page(k) for k in keys if k not in BUILT_IN_PROPERTIES)
     if "[#" in body:
         names.update(_PRIORITY.findall(body))

@@ -43,7 +43,7 @@ def record_property(
     and the references of the first (the graph parser makes a map of the page's properties;
     a block keeps the references of both). ``read``: how the page's format reads a value's
     references (value, line, comma-separated or not), if not as Logseq Markdown."""
-    key = key.lower().replace("_", "-").replace(" ", "-")
+    key = property_key(key)
     if not valid_property_key(key):
         return
     # Property lines before the first bullet are the page's own (Logseq's pre-block).
@@ -63,6 +63,11 @@ def record_property(
         refs.extend(Ref(name, "property", lineno) for name in comma_names(value))
     else:
         property_refs(value, lineno, refs)
+
+
+def property_key(key: str) -> str:
+    """A property key as Logseq keeps it: lower-cased, ``_`` and spaces written as ``-``."""
+    return key.lower().replace("_", "-").replace(" ", "-")
 
 
 def comma_names(value: str) -> list[str]:

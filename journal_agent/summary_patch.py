@@ -142,7 +142,7 @@ def _facts(vault: Vault, rel: str) -> PageFacts | None:
     one the listing just made holds, read as the index reads those (`Vault.read_bytes`): where
     its path leads was checked by the walk, not again (an eighth of reading and scanning it)."""
     try:
-        return page_facts(vault, rel, vault.parse_page(rel, vault.read_bytes(rel, listed=True)))
+        return page_facts(vault, rel, vault.read_page(rel, listed=True))
     except UnreadablePage:
         return None
 

@@ -298,9 +298,10 @@ class Vault:
             return outline
         return self.scan_text(text, bom)
 
-    def read_page(self, rel: str) -> Outline:
-        """Read and scan one page; `UnreadablePage` if it is not UTF-8 text."""
-        return self.parse_page(rel, self.read_bytes(rel))
+    def read_page(self, rel: str, *, listed: bool = False) -> Outline:
+        """Read and scan one page; `UnreadablePage` if it is not UTF-8 text (``listed``: see
+        `read_bytes`)."""
+        return self.parse_page(rel, self.read_bytes(rel, listed=listed))
 
 
 def _check_escape(pattern: str) -> None:
