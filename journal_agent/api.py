@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .derived import thread_object
-from .errors import BadArgument, translated
+from .errors import BadArgument, PageNotFound, translated
 from .patterns import regex
 from .queries import DEFAULT_DAYS, Backlink, Graph, Topic, clusters, derive, encoded_timeline
 from .queries import related as related_topics
@@ -398,7 +398,15 @@ def status(
     if use_cache:  # the status summary answers for a listed topic named as it knows it
         from .registry import query_keys
 
-        summary = q.summary()
+        summary = q.summary(dated_only=True)
+        if summary.partial is not None:  # the first pass's (a cold vault): a status counts
+            try:  # only dated mentions, which its graph has for every page it holds
+                found = derive(summary.partial.topic(topic), q.as_of, q.days)
+            except PageNotFound:  # maybe a page only a page body makes: the full summary
+                summary = q.summary()
+            else:
+                found.warnings = list(summary.warnings)
+                return found
         i = summary.find(query_keys(q.vault)(topic))
         if i is not None:
             found = summary.topic(i, q.as_of, q.days)

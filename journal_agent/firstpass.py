@@ -66,10 +66,10 @@ def first_summary(
     exclude: frozenset[str],
     build: Callable[[], object],
 ) -> Summary:
-    """The summary `stale` and the projection read, where the vault's would have to be rebuilt:
-    of `first_graph` (with the cached facts of the files that did not change), `partial`, for
-    this answer only; the full one is built meanwhile (`rebuild.warm_up`, ``build`` where no
-    process can be started)."""
+    """The summary `stale`, `status` and the projection read, where the vault's would have to
+    be rebuilt: of `first_graph` (with the cached facts of the files that did not change),
+    `partial` (holding that graph), for this answer only; the full one is built meanwhile
+    (`rebuild.warm_up`, ``build`` where no process can be started)."""
     from .index import _fingerprint, _read_cache, cache_path
     from .rebuild import warm_up
     from .summary import Summary
@@ -78,7 +78,7 @@ def first_summary(
         vault, files, warnings, exclude, _read_cache(cache_path(vault), _fingerprint(vault))
     )
     found = Summary.of(graph, "", names=False)
-    found.partial = True
+    found.partial = graph
     warm_up(vault, build)
     return found
 

@@ -133,10 +133,11 @@ class Summary:
         self._folded: tuple[bytes, ...] | None = None
         self.racy: dict[str, bytes] = {}
         self.guard: dict[str, Any] = {}
-        #: Of the journal pages and page heads only (`firstpass`): every topic that has a dated
-        #: mention as the full summary has it, but not the topics only undated mentions make,
-        #: and no name tables. Never saved.
-        self.partial = False
+        #: Of the journal pages and page heads only (`firstpass`): the graph it was made of, in
+        #: which every topic that has a dated mention is as in the full graph, but not the
+        #: topics only undated mentions make; no name tables (`api.status` asks the graph).
+        #: Never saved. None: a full summary.
+        self.partial: Graph | None = None
 
     @classmethod
     def of(cls, graph: Graph, stamp: str, names: bool = True) -> Summary:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from journal_agent import api, api_context, firstpass, index, queries
 from journal_agent.api import Query
+from journal_agent.errors import JournalAgentError
 from journal_agent.facts import PageFacts, page_facts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.queries import Graph, derive
@@ -123,11 +124,37 @@ def assert_cold_answers_are_the_graphs(root: Path) -> None:
         assert first.warnings == whole.warnings
 
 
+def status_names(root: Path, rng: random.Random, most: int = 40) -> list[str]:
+    """Names to ask `status` of: the titles, aliases and paths of the vault's pages (``most``
+    of them at random), each lower-cased too, and a name no page has."""
+    registry = Query.of(root, None, None, False).graph().registry
+    names = sorted({n for page in registry for n in (page.title, *page.aliases, page.path) if n})
+    chosen = rng.sample(names, min(most, len(names)))
+    return [*chosen, *(n.lower() for n in chosen[:10]), "Nothing Has This Name"]
+
+
+def assert_cold_status_is_the_graphs(root: Path, seed: int = 0) -> None:
+    """`api.status` of each of `status_names` on an empty cache (the first pass's graph, or
+    the full summary for a page it does not hold) == without a cache: the same status, or the
+    same refusal."""
+    for name in status_names(root, random.Random(seed)):
+        answers: list[Any] = []
+        for use_cache in (True, False):
+            drop_caches(root)
+            try:
+                found = api.status(name, vault=root, as_of="2026-11-29", use_cache=use_cache)
+                answers.append((found.to_json(), found.warnings))
+            except JournalAgentError as exc:
+                answers.append((type(exc), str(exc)))
+        assert answers[0] == answers[1], name
+
+
 @pytest.mark.parametrize("fixture", FLAVORS)
 def test_cold_stale_in_every_flavor(request: pytest.FixtureRequest, fixture: str) -> None:
     root: Path = request.getfixturevalue(fixture)
     assert_cold_answers_are_the_graphs(root)
     assert_first_pass_is_the_graphs(root)
+    assert_cold_status_is_the_graphs(root)
 
 
 @pytest.mark.parametrize(
@@ -142,6 +169,7 @@ def test_the_sample_vault(tmp_path: Path) -> None:
     root = copy_vault(ROOT / "sample_vault", tmp_path)
     assert_cold_answers_are_the_graphs(root)
     assert_first_pass_is_the_graphs(root)
+    assert_cold_status_is_the_graphs(root)
 
 
 @pytest.mark.parametrize("case", sorted(graph_gen.CASES))
@@ -149,6 +177,7 @@ def test_every_case_graph(tmp_path: Path, case: str) -> None:
     root = graph_gen.write_graph(tmp_path / "g", graph_gen.CASES[case].files)
     assert_first_pass_is_the_graphs(root)
     assert_cold_answers_are_the_graphs(root)
+    assert_cold_status_is_the_graphs(root)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -156,6 +185,7 @@ def test_generated_graphs(tmp_path: Path, seed: int) -> None:
     root = graph_gen.write_graph(tmp_path / "g", graph_gen.generate(seed, pages=120, days=90))
     assert_first_pass_is_the_graphs(root)
     assert_cold_answers_are_the_graphs(root)
+    assert_cold_status_is_the_graphs(root, seed)
 
 
 @pytest.mark.parametrize("fixture", FLAVORS)
@@ -209,6 +239,24 @@ def test_a_cold_projection_reads_the_first_pass(
     scoped = api_context.context(topics=["Atlas Migration"], **kw)
     assert passes == [] and spy_graph == [1]
     assert scoped.to_json()["scope"]["topics"] == ["Atlas Migration"]
+
+
+def test_a_cold_status_reads_the_first_pass(
+    logseq_vault: Path, spy_graph: list[int], passes: list[int]
+) -> None:
+    """`status` on an empty cache answers from the first pass's graph; a page that graph does
+    not hold (``type``: Logseq makes it of a property key in a page's head, which is not read
+    for mentions) is looked up in the full summary, built once (in-process here, and for the
+    cache either way)."""
+    kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29"}
+    for name, first in (("Atlas Migration", True), ("type", False)):
+        drop_caches(logseq_vault)
+        passes.clear()
+        spy_graph.clear()
+        cold = api.status(name, **kw)
+        assert passes == [0] and spy_graph == [1]
+        assert cold.to_json() == api.status(name, use_cache=False, **kw).to_json()
+        assert bool(cold.backlinks) is first  # the graph's topic; the summary's has none
 
 
 @pytest.mark.parametrize("frontier", ["Frontier", "Nick", "Nowhere"])
