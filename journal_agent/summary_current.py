@@ -136,6 +136,7 @@ def current(
         if key:
             from .sidecar import remember
 
+            built.folded()  # kept in its base: else the first page to come folds every name
             save(path, built)
             remember(path, graph, built, listing, base)  # digested already (`walk.blocks`)
     return built
