@@ -31,6 +31,7 @@ from .packed import (
     dump,
     extended,
     fold,
+    folded_chunk,
     grown,
     item,
     pack,
@@ -128,7 +129,7 @@ class Summary:
         #: (`cachedir.Read`)
         self._read: dict[str, list[Any]] = {}
         self._base: Read | None = None
-        #: `folded` of the titles and names (marshalled chunks), once made or read; None when a
+        #: `folded` of the titles and names (`packed.folded_chunk`s), once made or read; None when a
         #: list or table is set anew
         self._folded: tuple[bytes, ...] | None = None
         self.racy: dict[str, bytes] = {}
@@ -323,7 +324,7 @@ class Summary:
             except ValueError:
                 keys = list(self.names)  # as `find` reads it
             found = fold("\0".join(self.titles)), fold("\0".join(keys))
-            self._folded = (marshal.dumps(found),)
+            self._folded = (folded_chunk(*found),)
         return found
 
     def add_names(self, name: str, entries: dict[str, int]) -> None:
