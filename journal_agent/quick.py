@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn
 
     from .derived import Status
+    from .queries import Graph
     from .summary import Summary
     from .walk import Listing
 
@@ -112,8 +113,8 @@ def answer(words: list[str], seen: list[Seen] | None = None, refresh: bool = Fal
         return None  # (a timeline's text: `cli`)
     gc.disable()  # as `cli.main`: one answer, then exit
     raw = query.get("--vault") or os.environ.get(VAULT_ENV) or ""
-    stale = query["command"] == "stale"
-    summary = current(raw, seen, stale) if refresh and seen else warm_summary(raw, seen)
+    dated = query["command"] in ("stale", "status")  # what the first pass answers
+    summary = current(raw, seen, dated) if refresh and seen else warm_summary(raw, seen)
     if summary is None:
         return None
     result = respond(summary, query, encoded, raw)  # encoded: as `render.json_text` writes it
@@ -291,6 +292,8 @@ def respond(
     if query["command"] == "timeline":
         return timeline(summary, raw, query["topic"], as_of)
     if query["command"] == "status":
+        if summary.partial is not None:
+            return partial_status(summary.partial, query["topic"], as_of, window, encoded)
         i = summary.spelled.get(query["topic"])
         if i is None:
             return None
@@ -321,6 +324,28 @@ def respond(
         items = [status_object(title(i), path(i), s, last(d), d, n) for i, s, d, _, n in rows]
         head["threads"] = [thread_object(*pair) for pair in zip(items, texts, strict=True)]
     return head
+
+
+def partial_status(
+    graph: Graph, topic: str, as_of: dt.date, window: int, encoded: bool
+) -> dict[str, Any] | str | None:
+    """``status TOPIC`` from the first pass's graph (a summary being rebuilt: `api.status`);
+    None for a name it does not hold (`cli` then waits for the full summary)."""
+    from .derived import status_encoder
+    from .errors import JournalAgentError
+    from .queries import derive
+
+    try:
+        found = derive(graph.topic(topic), as_of, window)
+    except JournalAgentError:
+        return None
+    if not encoded:
+        return found.to_json()
+    last = found.last.date.isoformat() if found.last and found.last.date else None
+    page = found.page
+    return status_encoder()(
+        page.title, page.path, found.status, last, found.days_silent, found.mentions
+    )
 
 
 def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str, Any] | None:

@@ -508,6 +508,56 @@ def test_a_changed_vault_is_answered_as_a_rebuild_without_the_cli(
     assert all(argv[0] == "status" for argv in ran)  # a name the summary cannot answer alone
 
 
+def test_a_status_where_the_summary_is_rebuilt_reads_the_first_pass(
+    logseq_vault: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After a change no patch covers (a page that was a topic deleted), `status` is answered
+    by the warm path from the first pass's graph, as `stale` is, without the CLI, and prints
+    what the CLI prints without a cache; a name that graph does not hold (``type``: a page
+    Logseq makes of a property key in a page's head) goes to the CLI."""
+    from journal_agent import firstpass
+
+    passes: list[int] = []
+    real = firstpass.first_graph
+
+    def first_graph(*args: Any) -> Any:
+        passes.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(firstpass, "first_graph", first_graph)
+    ran: list[list[str]] = []
+
+    def instead(argv: list[str]) -> int:
+        ran.append(list(argv))
+        return 0
+
+    named = logseq_vault / "pages" / "Atlas Migration.md"
+    text = named.read_text()
+    for words in (
+        ["status", "Atlas Migration", "--json"],
+        ["status", "backups"],
+        ["status", "type", "--json"],
+    ):
+        asked = [*words, "--as-of", AS_OF, "--vault", str(logseq_vault)]
+        named.write_text(text)
+        settle(logseq_vault)
+        full(["stale", "--as-of", AS_OF, "--vault", str(logseq_vault)], capsys)  # cached
+        named.unlink()
+        past = time.time() - 10
+        for page in logseq_vault.rglob("*.md"):  # the settings files untouched: the warm path
+            os.utime(page, (past, past))
+        past_racy(logseq_vault)
+        passes.clear()
+        with monkeypatch.context() as patch:
+            patch.setattr(cli, "main", instead)
+            found = (quick.main(asked), *capsys.readouterr())
+        assert passes == [1]
+        if words[1] == "type":
+            assert ran == [asked]
+        else:
+            assert not ran and found == full([*asked, "--no-cache"], capsys), words
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "older pickle"])
 def test_a_damaged_cache_goes_to_the_cli(
     logseq_vault: Path, capsys: pytest.CaptureFixture[str], damage: str
