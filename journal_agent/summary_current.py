@@ -36,9 +36,9 @@ def summary_of(
     where it is built: an edit's patch needs neither the backlink graph nor the query layer,
     whose imports took longer than the patch. ``wait``: first for a build `stale` left to a
     process of its own (`rebuild.warm_up`), rather than build the same in parallel;
-    ``dated_only``: the caller reads only the topics that have a dated mention (`stale`, the
-    projection), which, where the summary must be rebuilt, come from the journal pages and page
-    heads (`firstpass`: a `Summary.partial` one), the rebuild left to a process of its own."""
+    ``dated_only``: the caller reads only dated mentions (`stale`, the projection, `status`),
+    which, where the summary must be rebuilt, come from the journal pages and page heads
+    (`firstpass`: a `Summary.partial` one), the rebuild left to a process of its own."""
     if wait and use_cache:
         from .rebuild import wait_for_build
 
