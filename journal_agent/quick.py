@@ -331,7 +331,7 @@ def partial_status(
 ) -> dict[str, Any] | str | None:
     """``status TOPIC`` from the first pass's graph (a summary being rebuilt: `api.status`);
     None for a name it does not hold (`cli` then waits for the full summary)."""
-    from .derived import status_encoder
+    from .derived import status_encoder, status_object
     from .errors import JournalAgentError
     from .queries import derive
 
@@ -339,12 +339,10 @@ def partial_status(
         found = derive(graph.topic(topic), as_of, window)
     except JournalAgentError:
         return None
-    if not encoded:
-        return found.to_json()
+    make = status_encoder() if encoded else status_object  # as `respond` makes a status
     last = found.last.date.isoformat() if found.last and found.last.date else None
-    page = found.page
-    return status_encoder()(
-        page.title, page.path, found.status, last, found.days_silent, found.mentions
+    return make(
+        found.page.title, found.page.path, found.status, last, found.days_silent, found.mentions
     )
 
 
