@@ -294,7 +294,7 @@ def respond(
     if query["command"] == "status":
         if summary.partial is not None:
             return partial_status(summary.partial, query["topic"], as_of, window, encoded)
-        i = summary.spelled.get(query["topic"])
+        i = summary.find(query["topic"], "spelled")
         if i is None:
             return None
         status, silent, _, n = summary.row(i, limit, window)

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import functools
 import marshal
-import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Sequence
 from itertools import accumulate
 
 from . import walk
+from .buckets import bucket_of, split
 from .cachedir import Base, Read, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
@@ -95,7 +95,7 @@ class Targets:
         if added and name in added:
             return added[name]
         buckets = self._parts.get(folder)
-        return self._bucket(folder, _bucket(name, len(buckets))).get(name) if buckets else None
+        return self._bucket(folder, bucket_of(name, len(buckets))).get(name) if buckets else None
 
     def set(self, folder: str, name: str, found: tuple[int, ...]) -> None:
         """``name``, written in a file of ``folder``, lands on ``found``."""
@@ -143,9 +143,9 @@ class Targets:
                 if not buckets:
                     self._parts[folder] = _buckets(added)
                     continue
-                for n in {_bucket(name, len(buckets)) for name in added}:
+                for n in {bucket_of(name, len(buckets)) for name in added}:
                     memo = self._bucket(folder, n)
-                    memo.update((k, v) for k, v in added.items() if _bucket(k, len(buckets)) == n)
+                    memo.update((k, v) for k, v in added.items() if bucket_of(k, len(buckets)) == n)
                     buckets[n] = marshal.dumps(memo)
                 self._parts[folder] = tuple(buckets)
             self._added = {}  # in the buckets decoded now
@@ -157,10 +157,6 @@ class Targets:
         if memo is None:
             memo = self._read[folder, n] = _decoded(self._parts[folder][n])
         return memo
-
-
-#: Names a bucket of `Targets` holds, about: a look-up decodes one bucket of this many.
-BUCKET = 256
 
 
 class Unreadable(Exception):
@@ -178,17 +174,9 @@ def _decoded(part: bytes) -> dict[Any, Any]:
     return memo
 
 
-def _bucket(name: str, buckets: int) -> int:
-    return zlib.crc32(name.encode("utf-8", "surrogatepass")) % buckets
-
-
 def _buckets(memo: dict[str, tuple[int, ...]]) -> tuple[bytes, ...]:
-    """``memo`` split into a power of two of buckets of about `BUCKET` names, marshalled."""
-    count = 1 << (len(memo) // BUCKET).bit_length()
-    split: list[dict[str, tuple[int, ...]]] = [{} for _ in range(count)]
-    for name, found in memo.items():
-        split[_bucket(name, count)][name] = found
-    return tuple(marshal.dumps(part) for part in split)
+    """``memo`` in buckets (`buckets.split`), marshalled."""
+    return tuple(map(marshal.dumps, split(memo)))
 
 
 class Sidecar(Record):

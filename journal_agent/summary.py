@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 21
+FORMAT = 22
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -77,9 +77,9 @@ _LISTS = ("files", "warnings")
 _KEPT = ("titles", "paths")
 _DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
-#: and `topics` do not need. Each is stored as marshalled parts, later ones adding to earlier
-#: ones: a patch that adds a topic appends a part (`add_names`) rather than read and rewrite a
-#: hundred thousand names; past `MAX_PARTS` they are merged into one.
+#: and `topics` do not need, and `find` reads one bucket of (`buckets.table_parts`). A patch that
+#: adds a topic appends a part (`add_names`) rather than read and rewrite a hundred thousand
+#: names; past `MAX_PARTS` added parts they are bucketed anew with the rest.
 _NAMES = ("names", "spelled")
 MAX_PARTS = 64
 
@@ -317,12 +317,12 @@ class Summary:
         found = unfolded(self._folded)
         if found is None:
             names = self._names["names"]
-            try:  # the keys of a table not decoded for good: `save` would marshal it anew
-                keys = list(names) if isinstance(names, dict) else [
-                    key for part in names for key in self._part(part)
-                ]  # fmt: skip
+            from .buckets import table_whole
+
+            try:  # the keys of a table not decoded for good: `save` would store it anew
+                keys = list(names if isinstance(names, dict) else table_whole(names))
             except ValueError:
-                keys = list(self.names)  # as `find` reads it
+                keys = []  # corrupt: as `names` reads it
             found = fold("\0".join(self.titles)), fold("\0".join(keys))
             self._folded = (folded_chunk(*found),)
         return found
@@ -339,30 +339,28 @@ class Summary:
     def _table(self, name: str) -> dict[str, int]:
         table = self._names[name]
         if not isinstance(table, dict):
-            found: dict[str, int] = {}
+            from .buckets import table_whole
+
             try:
-                for part in table:
-                    found.update(self._part(part))
+                table = table_whole(table)
             except ValueError:
-                found = {}  # corrupt: the graph answers
-            table = self._names[name] = found
+                table = {}  # corrupt: the graph answers
+            self._names[name] = table
         return table
 
-    @staticmethod
-    def _part(part: bytes) -> dict[str, int]:
-        """A part of a name table as stored; ValueError if it does not read back as one."""
-        try:
-            found = marshal.loads(part)
-        except (EOFError, TypeError) as exc:
-            raise ValueError("not a name table") from exc
-        if not isinstance(found, dict):
-            raise ValueError("not a name table")
-        return found
+    def find(self, key: str, table: str = "names") -> int | None:
+        """The position of the topic a name with this `PageRegistry.query_key` names (``table``
+        "spelled": a name so spelled), when the summary knows it for certain: from the one
+        bucket of the stored table that may hold it (`buckets`), unless it was read whole."""
+        found = self._names[table]
+        if isinstance(found, dict):
+            return found.get(key)
+        from .buckets import table_get
 
-    def find(self, key: str) -> int | None:
-        """The position of the topic a name with this `PageRegistry.query_key` names, when
-        the summary knows it for certain."""
-        return self.names.get(key)
+        try:
+            return table_get(found, key)
+        except ValueError:
+            return None  # corrupt: the graph answers
 
     def row(self, i: int, limit: int, window: int) -> tuple[Status, int | None, int, int]:
         """Topic ``i`` as of the day of ordinal ``limit``: its status, days of silence, the
@@ -559,6 +557,7 @@ def load(path: str, stamp: str) -> Summary | None:
 
 def save(path: str, summary: Summary) -> None:
     """Write the summary atomically; a cache that cannot be written only costs speed."""
+    from .buckets import table_added, table_parts
     from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
@@ -570,9 +569,9 @@ def save(path: str, summary: Summary) -> None:
         base[name] = _list_chunks(summary, name)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
-        if not isinstance(table, dict) and len(table) > MAX_PARTS:
+        if not isinstance(table, dict) and table_added(table) > MAX_PARTS:
             table = summary._table(name)
-        base[name] = table if not isinstance(table, dict) else (marshal.dumps(table),)
+        base[name] = table if not isinstance(table, dict) else table_parts(table)
     if summary._folded is not None:  # of these titles and names
         base["folded"] = summary._folded
     data["format"] = FORMAT

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from journal_agent import segments, sidecar, summary_patch, walk
+from journal_agent import buckets, segments, sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph, vault_graph
 from journal_agent.summary import Summary, read, summary_path
@@ -644,6 +644,61 @@ def test_a_topic_that_comes_keeps_the_base_files(tmp_path: Path, spy: list[Any])
     assert "strings" not in data and data["_more"]["strings"]
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_name_tables_stored_in_buckets_answer_as_the_whole_table(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A summary's name table stored in buckets (a few names each here), with the parts that
+    patches added after it (a name given again in a later part takes its value), answers every
+    look-up as the table merged in order, and reads back whole as it; names never seen are
+    None; a part that is not one raises ValueError (the summary then answers from the graph)."""
+    monkeypatch.setattr(buckets, "SIZE", 4)
+    rng = random.Random(seed)
+    names = [
+        "".join(rng.choice("aZé日\u0301 /_.%") for _ in range(rng.randint(1, 6))) for _ in range(80)
+    ]
+    table = {name: rng.randrange(100) for name in rng.sample(names, rng.randint(1, 60))}
+    parts, merged = buckets.table_parts(table), dict(table)
+    assert len(parts) > 2 or len(table) < 4  # bucketed
+    for _ in range(rng.randint(0, 3)):
+        more = {name: rng.randrange(100) for name in rng.sample(names, rng.randint(1, 5))}
+        parts, merged = (*parts, marshal.dumps(more)), {**merged, **more}
+    assert all(buckets.table_get(parts, name) == merged.get(name) for name in [*names, "none"])
+    assert buckets.table_whole(parts) == merged
+    for broken in [(), (b"x",), (marshal.dumps(len(parts)), *parts[1:]), (*parts, b"\x00")]:
+        with pytest.raises(ValueError):
+            buckets.table_whole(broken)
+    with pytest.raises(ValueError):
+        buckets.table_get((marshal.dumps(1), marshal.dumps([1])), "a")
+
+
+def test_a_topic_is_found_from_one_bucket_of_the_stored_name_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Summary.find` of a summary read from its file decodes one bucket of a name table
+    (and the parts added since), not the table: every name is found as in the table without
+    it ever being read whole; a corrupt table finds nothing (the graph answers)."""
+    from journal_agent.summary import save
+
+    monkeypatch.setattr(buckets, "SIZE", 4)
+    titles = [f"Topic {n}" for n in range(40)]
+    made = Summary("stamp", titles, [f"pages/{t}.md" for t in titles])
+    made.extra, made.starts = array("b", [0] * 40), array("i", [0] * 41)
+    made.names = {t.lower(): n for n, t in enumerate(titles)}
+    made.spelled = dict(zip(titles, range(40), strict=True))
+    path = str(tmp_path / "x.summary")
+    save(path, made)
+    found = read(path)
+    assert found is not None
+    found.add_names("names", {"topic 3": 39, "new": 7})
+    monkeypatch.setattr(buckets, "table_whole", None)  # read whole: fails
+    assert [found.find(t.lower()) for t in titles] == [*range(3), 39, *range(4, 40)]
+    assert [found.find(t, "spelled") for t in titles] == list(range(40))
+    assert (found.find("new"), found.find("never"), found.find("Topic 1")) == (7, None, None)
+    found._names["spelled"] = (marshal.dumps(2), b"not a table", b"")
+    assert found.find("Topic 1", "spelled") is None
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_targets_stored_in_buckets_answer_as_the_whole_table(
     seed: int, monkeypatch: pytest.MonkeyPatch
@@ -652,7 +707,7 @@ def test_targets_stored_in_buckets_answer_as_the_whole_table(
     table it was made of, before and after names are added (stored as a chunk of their own,
     or in the buckets they fall in once the chunks are too many) and once decoded whole; names
     never seen are None."""
-    monkeypatch.setattr(sidecar, "BUCKET", 4)
+    monkeypatch.setattr(buckets, "SIZE", 4)
     rng = random.Random(seed)
     letters = "aZé日\u0301 /_.%"
 
@@ -751,7 +806,8 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
 ) -> None:
     """A name no file used before, in a journal page, is a new topic (Logseq): its names go
     into the summary's name tables as a marshalled part of their own (the hundred thousand
-    others are neither read nor rewritten); past `summary.MAX_PARTS` the parts are merged.
+    others are neither read nor rewritten); past `summary.MAX_PARTS` such parts, all are
+    bucketed anew.
     Either way the tables are a rebuild's, and the titles stay packed as read (keyed from the
     packed text, not made a list that the save would pack again)."""
     from journal_agent import summary
@@ -781,8 +837,8 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
         found = load_with_base(stored)
         assert found is not None
         _, (_, base, _) = found
-        seen.append((len(base["names"]), len(base["spelled"])))  # type: ignore[arg-type]
-    assert seen == [(2, 2), (1, 1), (2, 2), (1, 1)]
+        seen.append(tuple(buckets.table_added(base[t]) for t in ("names", "spelled")))  # type: ignore[arg-type]
+    assert seen == [(1, 1), (2, 2), (0, 0), (1, 1)]
 
 
 # -- racily clean files ---------------------------------------------------------------------------
