@@ -64,9 +64,13 @@ def table_whole(parts: tuple[bytes, ...]) -> dict[str, int]:
     return found
 
 
-def table_added(parts: tuple[bytes, ...]) -> int:
-    """How many parts were added to the stored table ``parts`` since its buckets were made."""
-    return len(parts) - 1 - _count(parts)
+def table_kept(parts: tuple[bytes, ...], most: int) -> bool:
+    """Whether the stored table ``parts`` may be stored again as it is: a table to which at
+    most ``most`` parts were added since its buckets were made."""
+    try:
+        return len(parts) - 1 - _count(parts) <= most
+    except ValueError:
+        return False
 
 
 def _count(parts: tuple[bytes, ...]) -> int:

@@ -557,7 +557,7 @@ def load(path: str, stamp: str) -> Summary | None:
 
 def save(path: str, summary: Summary) -> None:
     """Write the summary atomically; a cache that cannot be written only costs speed."""
-    from .buckets import table_added, table_parts
+    from .buckets import table_kept, table_parts
     from .cachedir import save_with_base
 
     data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
@@ -569,8 +569,8 @@ def save(path: str, summary: Summary) -> None:
         base[name] = _list_chunks(summary, name)
     for name in _NAMES:  # as read, unless a table was (or has too many parts)
         table = summary._names[name]
-        if not isinstance(table, dict) and table_added(table) > MAX_PARTS:
-            table = summary._table(name)
+        if not isinstance(table, dict) and not table_kept(table, MAX_PARTS):
+            table = summary._table(name)  # bucketed anew (a corrupt one: as `names` reads it)
         base[name] = table if not isinstance(table, dict) else table_parts(table)
     if summary._folded is not None:  # of these titles and names
         base["folded"] = summary._folded
