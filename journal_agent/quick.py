@@ -295,6 +295,8 @@ def respond(
         if summary.partial is not None:
             return partial_status(summary.partial, query["topic"], as_of, window, encoded)
         i = summary.find(query["topic"], "spelled")
+        if i is None:  # spelled otherwise (another case, a leading /): by the vault's query key
+            i = keyed(summary, raw, query["topic"])
         if i is None:
             return None
         status, silent, _, n = summary.row(i, limit, window)
@@ -344,6 +346,22 @@ def partial_status(
     return make(
         found.page.title, found.page.path, found.status, last, found.days_silent, found.mentions
     )
+
+
+def keyed(summary: Summary, raw: str, topic: str) -> int | None:
+    """The topic that ``topic``, not spelled as the summary keeps any name, names by the
+    vault's query key (`registry.query_keys`), as `api.status` looks it up; None if the
+    summary does not know it for certain (`cli` builds the graph). Opening the vault is the
+    cost, which only such a name pays."""
+    from . import cachedir
+    from .registry import query_keys
+    from .vault import open_vault
+
+    was, cachedir.FOUND = cachedir.FOUND, cachedir.cache_root(guess=True)  # as `timeline`
+    try:
+        return summary.find(query_keys(open_vault(raw))(topic))
+    finally:
+        cachedir.FOUND = was
 
 
 def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str, Any] | None:

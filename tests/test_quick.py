@@ -558,6 +558,41 @@ def test_a_status_where_the_summary_is_rebuilt_reads_the_first_pass(
             assert not ran and found == full([*asked, "--no-cache"], capsys), words
 
 
+@pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
+def test_a_status_spelled_otherwise_is_answered_warm(
+    request: pytest.FixtureRequest, fixture: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A topic named otherwise than the summary spells any name (another case; a leading
+    ``/`` in Logseq, ``.md`` or spaces around it elsewhere) is looked up by the vault's query
+    key, as `api.status` looks it up, without the CLI: what the CLI prints. A name the summary
+    does not know for certain still goes to the CLI."""
+    root: Path = request.getfixturevalue(fixture)
+    settle(root)
+    v = ["--vault", str(root), "--as-of", AS_OF]
+    assert full(["stale", *v], capsys)[0] == 0  # the summary, written
+    summary = quick.warm_summary(str(root))
+    assert summary is not None
+    titles = [summary.title(i) for i in range(summary.count()) if summary.path(i)][:6]
+    other = "/{}" if fixture == "logseq_vault" else " {}.md"
+    answered = 0
+    for title in titles:
+        for name in (title.lower(), title.upper(), other.format(title)):
+            if name in summary.spelled:
+                continue
+            for form in ([], ["--json"]):
+                found, cli_said = (
+                    warm(["status", name, *form, *v], capsys),
+                    full(["status", name, *form, *v], capsys),
+                )
+                if cli_said[0] == 0:
+                    assert found == cli_said, name
+                    answered += 1
+                else:
+                    assert found == (None, "", ""), name
+    assert answered >= 2 * len(titles)
+    assert warm(["status", "No Such Page Anywhere", *v], capsys) == (None, "", "")
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "older pickle"])
 def test_a_damaged_cache_goes_to_the_cli(
     logseq_vault: Path, capsys: pytest.CaptureFixture[str], damage: str
