@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from .derived import Status
     from .queries import Graph
     from .summary import Summary
+    from .vault import Vault
     from .walk import Listing
 
     #: What the warm path read of a vault that changed: its listing, and (where it lies, the
@@ -353,15 +354,10 @@ def keyed(summary: Summary, raw: str, topic: str) -> int | None:
     vault's query key (`registry.query_keys`), as `api.status` looks it up; None if the
     summary does not know it for certain (`cli` builds the graph). Opening the vault is the
     cost, which only such a name pays."""
-    from . import cachedir
     from .registry import query_keys
-    from .vault import open_vault
 
-    was, cachedir.FOUND = cachedir.FOUND, cachedir.cache_root(guess=True)  # as `timeline`
-    try:
-        return summary.find(query_keys(open_vault(raw))(topic))
-    finally:
-        cachedir.FOUND = was
+    with opened(raw) as vault:
+        return summary.find(query_keys(vault)(topic))
 
 
 def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str, Any] | None:
@@ -369,13 +365,23 @@ def timeline(summary: Summary, raw: str, topic: str, as_of: dt.date) -> dict[str
     that mention it (`backlinks`, as `api.Query.timeline` takes them), encoded; None where those
     do not answer for certain (`cli` builds the graph, or says the topic is unknown). Without
     the CLI's parser and the query layer: their imports were a fifth of a warm timeline."""
-    from . import cachedir
     from .backlinks import topic_timeline
+
+    with opened(raw) as vault:
+        return topic_timeline(vault, summary, topic, as_of)
+
+
+@contextlib.contextmanager
+def opened(raw: str) -> Iterator[Vault]:
+    """The vault at ``raw``, its caches taken meanwhile from the folder the warm path found the
+    summary in (`cachedir.FOUND`), where the topic's kept backlinks are too: platformdirs is
+    not asked."""
+    from . import cachedir
     from .vault import open_vault
 
-    was, cachedir.FOUND = cachedir.FOUND, cachedir.cache_root(guess=True)  # the summary's
-    try:  # folder, where the topic's kept backlinks are too: platformdirs is not asked
-        return topic_timeline(open_vault(raw), summary, topic, as_of)
+    was, cachedir.FOUND = cachedir.FOUND, cachedir.cache_root(guess=True)
+    try:
+        yield open_vault(raw)
     finally:
         cachedir.FOUND = was
 
