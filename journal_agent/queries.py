@@ -152,7 +152,8 @@ class Graph:
                     continue
                 if not exclude or registry.key(page.title) not in exclude:
                     self.topics.setdefault(registry.identity(page), Topic(page))
-            self._collect()
+            if self.topics:  # none where ``only`` names no page (a typo): nothing to collect
+                self._collect()
 
     def _collect(self) -> None:
         registry, topics = self.registry, self.topics

@@ -84,13 +84,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: a warm status query here, everything else by `cli.main`."""
     words = list(sys.argv[1:] if argv is None else argv)
     seen: list[Seen] = []
+    refreshed = False
     try:
         code = answer(words, seen)
         if code is None and seen:  # the vault changed: the library brings the summary up to date
-            try:
-                code = answer(words, seen, refresh=True)
-            finally:
-                seen.clear()  # the cached summary may have moved on: `cli` reads it afresh
+            refreshed = True
+            code = answer(words, seen, refresh=True)
     except KeyboardInterrupt:
         return 130
     except Exception:  # noqa: BLE001 - any doubt: `cli` answers, and says what is wrong
@@ -99,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     from .cli import main as full
 
-    with handed(seen):
+    with handed(seen, summary_too=not refreshed):  # refreshed: `cli` reads the summary afresh
         return full(argv)
 
 
@@ -156,16 +155,18 @@ def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
 
 
 @contextlib.contextmanager
-def handed(seen: list[Seen]) -> Iterator[None]:
-    """The listing and the summary read of a vault that changed, handed to the library for
-    the next query (`walk.HANDED`, `summary.HANDED`: each used once, and only for that vault,
-    by those rules): it is not listed or read twice. The cache folder it was found in too
-    (`cachedir.FOUND`), so that the library does not ask platformdirs again."""
+def handed(seen: list[Seen], summary_too: bool = True) -> Iterator[None]:
+    """The listing and the summary read of a vault, handed to the library for the query it
+    answers (`walk.HANDED`: every listing of that vault by those rules; `summary.HANDED`: used
+    once, unless not ``summary_too``, where it may have moved on since): it is not listed or
+    read twice. The cache folder it was found in too (`cachedir.FOUND`), so that the library
+    does not ask platformdirs again."""
     from . import cachedir, summary, walk
 
     if seen:
-        walk.HANDED, summary.HANDED = seen[-1]
-        cachedir.FOUND = os.path.dirname(summary.HANDED[0])
+        walk.HANDED, read = seen[-1]
+        summary.HANDED = read if summary_too else None
+        cachedir.FOUND = os.path.dirname(read[0])
     try:
         yield
     finally:

@@ -24,7 +24,9 @@ DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC
 
 
 #: The listing the warm path (`quick`) made moments ago in this process, handed to the CLI it
-#: gives the query to (a changed vault): ((root, extensions, hidden, skipped), files, warnings).
+#: gives the query to: ((root, extensions, hidden, skipped), files, warnings). Every listing of
+#: that query takes it (the summary's check, then the index a graph is built from: one
+#: snapshot, as one listing would be); `quick` takes it back when the query is answered.
 HANDED: Listing | None = None
 #: Files per block of `stamp`: a summary's side file keeps each block's digest, so a patch finds
 #: the changed files by comparing a hundred digests, not every file's stat (`sidecar`).
@@ -56,10 +58,9 @@ def page_files(
     Only regular files are pages (a FIFO named ``x.md`` would hang a read); a folder reached
     twice through links is listed once. Without ``stat``, stat fields are 0. ``links``: gets
     the path of each link followed and each folder reached twice (`relisted` needs none)."""
-    global HANDED
     rules = (root, extensions, hidden, skipped)
     if HANDED is not None and stat and links is None and HANDED[0] == rules:
-        (_, files, said), HANDED = HANDED, None  # used once: the vault may change after it
+        _, files, said = HANDED
         warnings.extend(said)
         return files
     found: list[Stat] = []

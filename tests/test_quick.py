@@ -457,6 +457,42 @@ def test_a_changed_vault_is_listed_once(
     assert len(folders) == 2 * once  # a later query lists the vault itself
 
 
+@pytest.mark.parametrize("changed", [False, True])
+def test_a_name_no_page_has_is_answered_with_one_listing(
+    logseq_vault: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    changed: bool,
+) -> None:
+    """A `status` of a name no page has (a typo) goes from the warm path to the CLI, whose
+    summary check and graph (for the names to suggest) take the warm path's listing: the vault
+    is listed once, on a warm vault and on one that changed (the summary patched first), and
+    the refusal is the one made without any cache; nothing is left handed over."""
+    from journal_agent import summary, walk
+
+    settle(logseq_vault)
+    asked = ["status", "Bakups", "--as-of", AS_OF, "--vault", str(logseq_vault)]
+    full(asked, capsys)  # the cache built
+    if changed:
+        page = journal(logseq_vault, "2026-11-20")
+        page.write_text(page.read_text() + "- [[Backups]] again\n")
+        past = time.time() - 10
+        os.utime(page, (past, past))  # out of the racy window, the settings files untouched
+    listings: list[int] = []
+    real = walk._folder
+
+    def counting(root: str, fd: int, folder: str, *rest: Any) -> None:
+        if folder == root:
+            listings.append(1)
+        real(root, fd, folder, *rest)
+
+    monkeypatch.setattr(walk, "_folder", counting)
+    found = (quick.main(asked), *capsys.readouterr())
+    assert len(listings) == 1 and walk.HANDED is None and summary.HANDED is None
+    assert found[0] == 2 and "did you mean 'Backups'" in found[2]
+    assert found == full([*asked, "--no-cache"], capsys)
+
+
 @pytest.mark.parametrize("fixture", ["logseq_vault", "obsidian_vault", "markdown_vault"])
 def test_a_changed_vault_is_answered_as_a_rebuild_without_the_cli(
     request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str], fixture: str
