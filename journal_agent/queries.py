@@ -147,11 +147,12 @@ class Graph:
         self.topics: dict[str, Topic] = {}
         wanted = self.page_named(only) if only is not None else None
         with paused_gc():  # every topic and backlink built here lives until the answer
-            for page in registry:
+            topics = self.topics
+            for page, key, identity in registry.keyed():
                 if only is not None and page is not wanted:
                     continue
-                if not exclude or registry.key(page.title) not in exclude:
-                    self.topics.setdefault(registry.identity(page), Topic(page))
+                if (not exclude or key not in exclude) and identity not in topics:
+                    topics[identity] = Topic(page)
             if self.topics:  # none where ``only`` names no page (a typo): nothing to collect
                 self._collect()
 

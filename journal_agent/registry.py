@@ -148,6 +148,14 @@ class PageRegistry:
         """The key a page is a topic under."""
         return self.key(page.title)
 
+    def keyed(self) -> Iterator[tuple[Page, str, str]]:
+        """Every page with its key and its `identity`, in order: the keys made as the pages
+        were sorted (a graph asks for all of them, a hundred thousand at once)."""
+        return zip(self.pages, self._keys, self._identities(), strict=True)
+
+    def _identities(self) -> list[str]:
+        return self._keys
+
     def file_identity(self, rel: str, facts: PageFacts) -> str:
         """The identity of the page the file ``rel`` is."""
         return self.key(facts.title)

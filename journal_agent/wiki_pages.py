@@ -80,6 +80,9 @@ class WikiPages(PageRegistry):
     def identity(self, page: Page) -> str:
         return page.path or self.key(page.title)
 
+    def _identities(self) -> list[str]:
+        return [p.path or k for p, k in zip(self.pages, self._keys, strict=True)]
+
     def file_identity(self, rel: str, facts: PageFacts) -> str:
         return rel
 
