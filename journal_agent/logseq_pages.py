@@ -137,8 +137,11 @@ def build_logseq_pages(index: Index) -> LogseqPages:
     # others' entity keys are their plain keys, made all at once (one at a time: a fifth of
     # the registry at 100,000 pages).
     plain = page_keys([f.title for f in files], flavor.page_key)
+    memo = empty._memo  # `entity_key`'s: the graph and the suggestions look titles up again
     for rel, f, key in zip(order, files, plain, strict=True):
-        if f.date is not None:
+        if f.date is None:
+            memo[f.title] = key
+        else:
             key = key_of(f.title)
         pages[key] = Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
         if f.aliases:
