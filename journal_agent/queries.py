@@ -153,7 +153,7 @@ class Graph:
                     continue
                 if (not exclude or key not in exclude) and identity not in topics:
                     topics[identity] = Topic(page)
-            if self.topics:  # none where ``only`` names no page (a typo): nothing to collect
+            if topics:  # none where ``only`` names no page (a typo): nothing to collect
                 self._collect()
 
     def _collect(self) -> None:

@@ -154,6 +154,7 @@ class PageRegistry:
         return zip(self.pages, self._keys, self._identities(), strict=True)
 
     def _identities(self) -> list[str]:
+        """`identity` of every page, in order."""
         return self._keys
 
     def file_identity(self, rel: str, facts: PageFacts) -> str:
