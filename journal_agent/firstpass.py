@@ -65,18 +65,18 @@ def first_summary(
     warnings: list[str],
     exclude: frozenset[str],
     build: Callable[[], object],
+    fresh: dict[str, PageFacts | None] | None = None,
 ) -> Summary:
     """The summary `stale`, `status` and the projection read, where the vault's would have to
-    be rebuilt: of `first_graph` (with the cached facts of the files that did not change),
-    `partial` (holding that graph), for this answer only; the full one is built meanwhile
-    (`rebuild.warm_up`, ``build`` where no process can be started)."""
+    be rebuilt: of `first_graph` (with the cached facts of the files that did not change, and
+    those ``fresh`` holds), `partial` (holding that graph), for this answer only; the full one
+    is built meanwhile (`rebuild.warm_up`, ``build`` where no process can be started)."""
     from .index import _fingerprint, _read_cache, cache_path
     from .rebuild import warm_up
     from .summary import Summary
 
-    graph = first_graph(
-        vault, files, warnings, exclude, _read_cache(cache_path(vault), _fingerprint(vault))
-    )
+    known = _read_cache(cache_path(vault), _fingerprint(vault))
+    graph = first_graph(vault, files, warnings, exclude, known, fresh)
     found = Summary.of(graph, "", names=False)
     found.partial = graph
     warm_up(vault, build)
@@ -89,11 +89,14 @@ def first_graph(
     warnings: list[str],
     exclude: frozenset[str],
     known: dict[str, Entry] | None = None,
+    fresh: dict[str, PageFacts | None] | None = None,
 ) -> Graph:
     """The backlink graph of ``files`` in which every journal page has its full facts and
     every other page those of its head (no mentions), unless its body could change the stale
     list (see the module): then it has its full facts too. ``known``: the cached index's
-    entries; a file whose stat they hold is not read (and its property keys are known)."""
+    entries; a file whose stat they hold is not read (and its property keys are known).
+    ``fresh``: full facts of files read moments ago (by a patch that could not be made): those
+    of the journal folder's files, which this pass would read in full, are taken as they are."""
     from .index import RACY_NS, reusable
     from .queries import Graph
     from .registry import build_registry
@@ -104,6 +107,13 @@ def first_graph(
         for f in (files if known else ())  # none: the first query on a vault
         if (found := reusable(vault, f, known.get(f.rel), racy_after)) is not None
     }
+    journals = vault.settings.journal_dir + "/"
+    if fresh and journals != "/":  # (`_head`: read in full, as a patch reads them)
+        cached.update(
+            (rel, facts)
+            for rel, facts in fresh.items()
+            if facts is not None and rel.startswith(journals) and rel not in cached
+        )
     unread = [f for f in files if f.rel not in cached] if cached else files
     read = each_file(vault, unread, _read_one)
     facts: dict[str, PageFacts] = {}

@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
+    from .facts import PageFacts
     from .queries import Graph
     from .vault import PageFile, Vault
     from .walk import Stat
+
+    Fresh = dict[str, PageFacts | None]  # files' facts as a patch read them (None: unreadable)
 
 
 def summary_of(
@@ -49,13 +52,13 @@ def summary_of(
 
         return vault_graph(vault, use_cache, files)
 
-    def first_pass(files: list[PageFile], warnings: list[str]) -> Summary:
+    def first_pass(files: list[PageFile], warnings: list[str], fresh: Fresh) -> Summary:
         from functools import partial
 
         from .firstpass import first_summary
 
         rebuild = partial(summary_of, vault, use_cache=use_cache, wait=False)
-        return first_summary(vault, files, warnings, vault.excluded, rebuild)
+        return first_summary(vault, files, warnings, vault.excluded, rebuild, fresh)
 
     instead = first_pass if dated_only else None
     exclude = vault.excluded
@@ -70,15 +73,16 @@ def current(
     use_cache: bool,
     exclude: frozenset[str],
     build: Callable[[tuple[list[PageFile], list[str]]], Graph],
-    instead: Callable[[list[PageFile], list[str]], Summary] | None = None,
+    instead: Callable[[list[PageFile], list[str], Fresh], Summary] | None = None,
     listed: tuple[list[Stat], list[str]] | None = None,
 ) -> Summary:
     """The vault's summary: the one a running watcher keeps current; else the cached one while no
     file's stat and no setting changed since it was built (its racily clean files' bytes too);
     else the cached one patched for a few edited journal pages; else one built from ``build``
     (the graph of the listed files) and cached, or, where it would be built and cached,
-    ``instead``'s (of the listed files, which then sees to the cache). ``listed``: the vault's
-    listing and its warnings, made just now (the watcher's own), instead of listing it."""
+    ``instead``'s (of the listed files, and of the changed files' facts a patch read, which
+    then sees to the cache). ``listed``: the vault's listing and its warnings, made just now
+    (the watcher's own), instead of listing it."""
     from .errors import JournalAgentError
     from .index import _fingerprint, paused_gc, racy_digests, still_same
     from .walk import stamp
@@ -112,12 +116,13 @@ def current(
             save(path, cached)
         return cached
     racy = racy_digests(vault, listing) if key else {}
+    fresh: Fresh = {}  # the changed files a patch read
     if key and cached is None:  # a few pages changed since: patch (summary_patch)
         from .sidecar import Unreadable
         from .summary_patch import refresh
 
         try:
-            patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude)
+            patched = refresh(vault, path, kept, listing, key, base, racy, guard, exclude, fresh)
         except Unreadable:  # a side file that reads only in part: rebuilt
             patched = None
         if patched is not None:
@@ -126,7 +131,7 @@ def current(
 
     files = list(map(PageFile._make, listing))
     if key and instead is not None:
-        found = instead(files, warnings)
+        found = instead(files, warnings, fresh)
         found.guard = guard  # what the warm path reads of the settings (the default window)
         return found
     with paused_gc():  # every object built here lives until the answer is printed

@@ -79,11 +79,13 @@ def refresh(
     racy: dict[str, bytes],
     guard: dict[str, Any],
     exclude: frozenset[str] = frozenset(),
+    read: dict[str, PageFacts | None] | None = None,
 ) -> Summary | None:
     """The cached summary (``old``, as read) patched for the pages changed since it was built,
     saved with ``stamp`` (and the warm path's ``guard``, `summary_current`); None when a patch
     cannot be exact (the caller rebuilds). ``exclude``: the keys of the pages that are no
-    topics (the settings')."""
+    topics (the settings'); ``read``: gets the facts of the changed files it read, so that a
+    rebuild after a patch that could not be made reads none of them again."""
     side = load_side(summary_path)
     if side is None or side.base != base or old is None or old.stamp != side.stamp or old.warnings:
         return None
@@ -106,7 +108,8 @@ def refresh(
     dated = [n for n in changed_at if vault.date_of(rels[n]) is not None]
     added = [n for n in changed_at if rels[n] in new_pages]
     pages = [n for n in changed_at if n not in dated and rels[n] not in new_pages]
-    read = {rels[n]: _facts(vault, rels[n]) for n in changed_at}
+    read = read if read is not None else {}
+    read.update((rels[n], _facts(vault, rels[n])) for n in changed_at)
     patched = new_names(vault, side, old, read, exclude)  # names nobody used before
     if patched is None:
         return None

@@ -539,3 +539,38 @@ def test_a_head_read_without_the_scanner_has_the_scanners_facts(
     for vault in head_vaults:
         scanned = page_facts(vault, "pages/p.md", vault.scan_text(head, False), mentions=False)
         assert firstpass.head_facts(vault, "pages/p.md", head, False) == scanned
+
+
+def test_a_patch_refused_leaves_its_reads_to_the_first_pass(
+    logseq_vault: Path,
+    spy_graph: list[int],
+    passes: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where a patch read the changed journal pages and then could not be made (one of them
+    uses a property key it did not: a property page may come), the first pass takes the facts
+    the patch read instead of reading and scanning those pages again; the answer is the full
+    graph's."""
+    from .conftest import journal, past_racy
+
+    kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29"}
+    api.stale(**kw)
+    keyed, plain = journal(logseq_vault, "2026-11-20"), journal(logseq_vault, "2026-11-24")
+    keyed.write_text(keyed.read_text() + "- mood:: calm\n  back on [[Backups]]\n")
+    plain.write_text(plain.read_text() + "- more on [[Backups]]\n")
+    past_racy(logseq_vault)
+    read: list[str] = []
+    real = firstpass._read_one
+
+    def read_one(vault: Any, file: Any) -> Any:
+        read.append(file.rel)
+        return real(vault, file)
+
+    monkeypatch.setattr(firstpass, "_read_one", read_one)
+    spy_graph.clear()
+    passes.clear()
+    found = api.stale(**kw)
+    assert passes == [0]  # the patch was refused: a first pass answered
+    changed = {p.relative_to(logseq_vault).as_posix() for p in (keyed, plain)}
+    assert changed.isdisjoint(read)  # (nor any other: the index holds the rest)
+    assert found.to_json() == api.stale(use_cache=False, **kw).to_json()
