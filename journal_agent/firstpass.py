@@ -107,12 +107,11 @@ def first_graph(
         for f in (files if known else ())  # none: the first query on a vault
         if (found := reusable(vault, f, known.get(f.rel), racy_after)) is not None
     }
-    journals = vault.settings.journal_dir + "/"
-    if fresh and journals != "/":  # (`_head`: read in full, as a patch reads them)
+    if fresh:  # read in full here too (`_head`), as a patch reads them
         cached.update(
             (rel, facts)
             for rel, facts in fresh.items()
-            if facts is not None and rel.startswith(journals) and rel not in cached
+            if facts is not None and _in_journal_folder(vault, rel) and rel not in cached
         )
     unread = [f for f in files if f.rel not in cached] if cached else files
     read = each_file(vault, unread, _read_one)
@@ -215,8 +214,7 @@ def _head(vault: Vault, rel: str, text: str) -> str | None:
     """The page's head: the text before its first block (the page properties stand there and
     only there), or None where it must be scanned whole (a journal folder's page, front matter,
     a fence or a ``#+`` line before the first block, org-mode)."""
-    folder = vault.settings.journal_dir
-    if text.startswith("---") or (folder and rel.startswith(folder + "/")):
+    if text.startswith("---") or _in_journal_folder(vault, rel):
         return None
     if vault.flavor.syntax != "logseq":
         return ""  # Obsidian and Markdown keep page properties in front matter only
@@ -227,6 +225,11 @@ def _head(vault: Vault, rel: str, text: str) -> str | None:
     found = _NEXT_LOGSEQ_ITEM.search(text)
     head = text if found is None else text[: found.start()]
     return None if "```" in head or "~~~" in head or "#+" in head else head
+
+
+def _in_journal_folder(vault: Vault, rel: str) -> bool:
+    folder = vault.settings.journal_dir
+    return bool(folder) and rel.startswith(folder + "/")
 
 
 def _meta_candidates(body: str) -> frozenset[str]:
