@@ -40,6 +40,15 @@ class Arg(NamedTuple):
     options: dict[str, Any]
 
 
+def seconds(word: str) -> float:
+    """A time in seconds (``--wait``, ``--budget``): a number, not NaN nor an infinity, which
+    no deadline can be made of (argparse says "invalid seconds value")."""
+    value = float(word)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(word)
+    return value
+
+
 def arg(*flags: str, **options: Any) -> Arg:
     return Arg(flags, options)
 
@@ -133,7 +142,7 @@ def text_append(result: dict[str, Any]) -> str:
     arg("--session", metavar="ID", help="the session id, kept in the ledger"),
     KIND,
     arg("--unlink", action="store_true", help="write unknown page names as plain text"),
-    arg("--wait", type=float, metavar="SECONDS", help="how long a busy page is waited for (1)"),
+    arg("--wait", type=seconds, metavar="SECONDS", help="how long a busy page is waited for (1)"),
     text=text_append,
     example='journal-agent append --agent claude --session "$ID" "Fixed the bug in [[Flaky CI]]"',
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command
+from .cli import BULLETS, KIND, QUERY, STARTED, TOPIC, _bullets, _query, arg, command, seconds
 from .errors import BadArgument, escaped
 from .render import fail
 
@@ -173,7 +173,7 @@ def text_pending(result: dict[str, Any]) -> str:
     ),
     arg("id", nargs="?", metavar="ID", help="a pending bullet's id (its first 8 characters do)"),
     arg("text", nargs="?", metavar="TEXT", help="the corrected bullet (fix)"),
-    arg("--budget", type=float, metavar="SECONDS", help="how long flush or fix may try (10 / 1)"),
+    arg("--budget", type=seconds, metavar="SECONDS", help="how long flush or fix may try (10 / 1)"),
     text=text_pending,
     example="journal-agent pending --vault ~/notes",
 )
@@ -227,7 +227,7 @@ def text_hook(result: dict[str, Any]) -> str:
     arg("host", metavar="HOST", help="claude-code, codex or gemini; or install / bundle"),
     arg("event", nargs="?", metavar="EVENT", help="the host's event (default: the payload's)"),
     arg("--agent", help="the agent's name (default: claude, codex or gemini)"),
-    arg("--budget", type=float, metavar="SECONDS", help="how long this hook may spend writing"),
+    arg("--budget", type=seconds, metavar="SECONDS", help="how long this hook may spend writing"),
     arg("--print", dest="print_only", action="store_true", help="install: show, write nothing"),
     arg("--project", action="store_true", help="install: the current project's settings file"),
     arg("--settings", metavar="FILE", help="install: this settings file"),

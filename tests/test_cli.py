@@ -467,3 +467,17 @@ def test_lint_lists_problems_and_writes_nothing(
     assert snapshot(logseq_vault) == before
     code, out, _ = run(capsys, "lint", "--vault", str(logseq_vault), "Fixed [[Flaky CI]]")
     assert (code, out) == (0, "no problems: every bullet may be appended\n")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "Infinity", "1e999"])
+@pytest.mark.parametrize("argv", [["pending", "flush", "--budget"], ["append", "x", "--wait"]])
+def test_a_time_that_is_no_number_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, argv: list[str], value: str
+) -> None:
+    """A budget or a wait of NaN or an infinity makes no deadline: refused by name, by both
+    readers of the arguments (`plain_args` leaves it to argparse), and nothing is written."""
+    assert plain_args([*argv, value]) is None
+    code, out, err = run(capsys, *argv, value, "--vault", str(tmp_path))
+    assert code == 2 and out == ""
+    assert f"invalid seconds value: '{value}'" in err
+    assert list(tmp_path.iterdir()) == []
