@@ -112,7 +112,7 @@ def _found(vault: Vault, summary: Summary, i: int, memo: Memo) -> Topic | None:
     side = load_side(summary_path(vault))
     if side is None or side.stamp != summary.stamp:
         return None
-    counts = _undated_counts(side.pairs, side.spans, i)
+    counts = _undated_counts(side.pairs, side.spans(), i)
     if any(side.own[n] == i for n in counts):
         return None  # the side file counts no mention of a page on itself
     rels = side.rels

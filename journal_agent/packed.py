@@ -133,21 +133,24 @@ def unfolded(kept: object) -> tuple[str, str] | None:
             return None
         titles.append(found[0])
         keys.append(found[1])
-    return "\0".join(titles), "".join(keys)
+    return "\0".join(filter(None, titles)), "".join(keys)
 
 
 def refolded(
     kept: tuple[bytes, ...], title: str, names: list[str], limit: int
 ) -> tuple[bytes, ...] | None:
-    """`summary.Summary.folded` as ``kept``, with a title and names more: a chunk more (merged
-    past ``limit`` chunks; None if they do not read)."""
-    more = "".join(f"\0{fold(name)}" for name in names)
+    """`summary.Summary.folded` as ``kept``, with a title (unless one of the names folds to
+    it) and names more: a chunk more (merged past ``limit`` chunks; None if they do not read)."""
+    folded = [fold(name) for name in names]
+    more, title = "".join(f"\0{name}" for name in folded), fold(title)
+    if title in folded:
+        title = ""
     if len(kept) < limit:
-        return (*kept, folded_chunk(fold(title), more))
+        return (*kept, folded_chunk(title, more))
     found = unfolded(kept)
     if found is None:
         return None
-    return (folded_chunk(f"{found[0]}\0{fold(title)}", found[1] + more),)
+    return (folded_chunk("\0".join(filter(None, (found[0], title))), found[1] + more),)
 
 
 def grown(was: tuple[bytes, ...], now: bytes, limit: int) -> tuple[bytes, ...]:

@@ -14,9 +14,8 @@ not change is the very one read, so the base file is neither written nor compare
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from itertools import accumulate, pairwise
-from operator import sub
 
 TYPE_CHECKING = False  # not typing's: a patch loads this module
 if TYPE_CHECKING:
@@ -24,8 +23,8 @@ if TYPE_CHECKING:
     from .sidecar import Sidecar
 
     #: The per-file tables as `decode` gives them back: the paths of each segment joined by
-    #: NULs, then `Sidecar.stats`, ``heads``, ``own`` and ``pairs``.
-    Tables = tuple[list[str], array[int], bytes, array[int], array[int]]
+    #: NULs, then `Sidecar.stats`, ``heads``, ``own``, ``counts`` and ``pairs``.
+    Tables = tuple[list[str], array[int], bytes, array[int], array[int], array[int]]
 
 #: Files a segment holds when the tables are cut (`cut`): its chunks some 20 KB together, so
 #: that those of several changes fit in the share of the base a cache file may hold
@@ -33,8 +32,8 @@ if TYPE_CHECKING:
 #: (every later segment moves: the base is written anew, once a segment took this many more).
 SEGMENT = 256
 #: The tables stored, each as a tuple of a chunk per segment: the paths joined by NULs (UTF-8),
-#: the stats, heads and topics, how many undated mentions each file has (not the running
-#: `Sidecar.spans`, which a page added shifts) and their pairs.
+#: the stats, heads and topics, how many (topic, count) pairs of undated mentions each file
+#: has, and those pairs.
 FIELDS = ("paths", "stats", "heads", "own", "counts", "pairs")
 
 
@@ -56,20 +55,39 @@ def cut(sizes: list[int]) -> list[int]:
     return out
 
 
-def resized(sizes: list[int], gone: list[int], came: list[int]) -> list[int]:
-    """The segment sizes after the files at ``gone`` (places in the listing before) went and
-    those at ``came`` (places in the listing after, each inserted in turn in ascending order,
-    as `sidecar.relist` does) came: each goes into the segment of the file before it."""
-    sizes = list(sizes)
-    starts = list(accumulate(sizes, initial=0))
-    for n in gone:
-        sizes[bisect_right(starts, n) - 1] -= 1
-    for n in sorted(came):
-        if not sizes:
-            sizes.append(0)
-        starts = list(accumulate(sizes, initial=0))
-        sizes[0 if n == 0 else bisect_right(starts, n - 1) - 1] += 1
-    return sizes
+def relisted(
+    segments: list[str], sizes: list[int], rels: list[str]
+) -> tuple[list[str], list[int], list[str], list[tuple[int, str]]]:
+    """The segments and their sizes made to follow the listing ``rels`` (in path order, as the
+    segments are), the paths that came, and the places (in the listing before) and paths of
+    those that went. Each segment is compared whole with the paths of ``rels`` that fall in
+    its range (from its first path to the next segment's), joined, in C; only a segment that
+    differs is split into paths and made anew (splitting every path of a hundred thousand
+    files cost 8 ms): its files that stay stay in it, and a file that came goes into the
+    segment of the file before it (the first segment at the very start)."""
+    if not segments:  # no file before: every one came
+        return joined(rels, cut([len(rels)])), cut([len(rels)]), list(rels), []
+    out: list[str] = []
+    out_sizes: list[int] = []
+    came: list[str] = []
+    gone: list[tuple[int, str]] = []
+    at = start = 0
+    for k, (segment, size) in enumerate(zip(segments, sizes, strict=True)):
+        last = k + 1 == len(segments)
+        end = len(rels) if last else bisect_left(rels, segments[k + 1].partition("\0")[0], at)
+        if end - at == size and "\0".join(rels[at:end]) == segment:
+            out.append(segment)
+            out_sizes.append(size)
+        else:
+            was, now = segment.split("\0"), rels[at:end]
+            kept, stay = set(now), set(was)
+            came += [rel for rel in now if rel not in stay]
+            gone += [(start + n, rel) for n, rel in enumerate(was) if rel not in kept]
+            for lo, hi in pairwise(accumulate(cut([len(now)]), initial=0)):
+                out.append("\0".join(now[lo:hi]))
+                out_sizes.append(hi - lo)
+        at, start = end, start + size
+    return out, out_sizes, came, gone
 
 
 def joined(rels: list[str], sizes: list[int]) -> list[str]:
@@ -103,42 +121,13 @@ def encode(side: Sidecar, sizes: list[int]) -> dict[str, tuple[bytes, ...]]:
         ("stats", side.stats, 24),
         ("heads", side.heads, HEAD),
         ("own", side.own, 4),
+        ("counts", side.counts, 4),
     ):
         out[name] = _chunks(read.get(name, ()), column, [b * width for b in bounds])
-    spans = side._spans
-    if spans is None:  # the counts as read (`Sidecar.spans`), and each segment's pairs with them
-        out["counts"] = read["counts"]
-        pairs = list(accumulate(map(len, read["pairs"]), initial=0))
-    else:
-        out["counts"] = _counts(read, out, spans, bounds)
-        pairs = [8 * spans[b] for b in bounds]
-    out["pairs"] = _chunks(read.get("pairs", ()), side.pairs, pairs)
+    counts = side.counts  # each segment's pairs: as many as its files count
+    pairs = accumulate((8 * sum(counts[lo:hi]) for lo, hi in pairwise(bounds)), initial=0)
+    out["pairs"] = _chunks(read.get("pairs", ()), side.pairs, list(pairs))
     return out
-
-
-def _counts(
-    read: dict[str, tuple[bytes, ...]],
-    now: dict[str, tuple[bytes, ...]],
-    spans: array[int],
-    bounds: list[int],
-) -> tuple[bytes, ...]:
-    """Each segment's counts of undated mentions: those read where its paths and stats are
-    the same and it has as many mentions (a file's mentions change only where it was read
-    again, its stat changed, or it came or went), else made of ``spans`` (a step a file)."""
-    counts, pairs = read.get("counts", ()), read.get("pairs", ())
-    paths, stats = read.get("paths", ()), read.get("stats", ())
-    out = []
-    for k, (lo, hi) in enumerate(pairwise(bounds)):
-        if (
-            k < len(counts)
-            and now["stats"][k] is stats[k]  # `_chunks`: the one read where equal
-            and now["paths"][k] == paths[k]
-            and len(pairs[k]) == 8 * (spans[hi] - spans[lo])
-        ):
-            out.append(counts[k])
-        else:
-            out.append(array("i", map(sub, spans[lo + 1 : hi + 1], spans[lo:hi])).tobytes())
-    return tuple(out)
 
 
 def _chunks(
@@ -164,14 +153,16 @@ def decode(base: Base) -> Tables:
         if type(chunks) is not tuple or not all(type(c) is bytes for c in chunks):
             raise ValueError(f"not segments: {name}")
         fields.append(chunks)
-    paths, stats, heads, own, _counts, pairs = fields
+    paths, stats, heads, own, counts, pairs = fields
     lengths = [sum(map(len, f)) for f in fields[1:]]
     files = lengths[0] // 24  # the paths are counted by `sidecar.Sidecar`, which checks them
     per_file = [24 * files, HEAD * files, 4 * files, 4 * files]
     if len(set(map(len, fields))) > 1 or lengths[:4] != per_file or lengths[4] % 8:
         raise ValueError("tables of other lengths")
     segments = [str(c, "utf-8", "surrogatepass") for c in paths]
-    columns = array("Q"), array("i"), array("i")
-    for column, chunks in zip(columns, (stats, own, pairs), strict=True):
+    columns = array("Q"), array("i"), array("i"), array("i")
+    for column, chunks in zip(columns, (stats, own, counts, pairs), strict=True):
         column.frombytes(b"".join(chunks))
-    return segments, columns[0], b"".join(heads), columns[1], columns[2]
+    if 2 * sum(columns[2]) != len(columns[3]) or min(columns[2], default=0) < 0:
+        raise ValueError("pairs that the counts do not count")
+    return segments, columns[0], b"".join(heads), columns[1], columns[2], columns[3]

@@ -25,7 +25,7 @@ from .digests import blake2b
 from .facts import PageFacts
 from .flavors import Flavor
 from .records import NamedTuple, Record
-from .segments import FIELDS, cut, decode, encode, joined, paths_between, resized, sizes_of
+from .segments import FIELDS, cut, decode, encode, joined, paths_between, relisted, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
 
 TYPE_CHECKING = False  # not typing's: see `records`
@@ -197,7 +197,7 @@ class Sidecar(Record):
         "meta",
         "heads",
         "own",
-        "_spans",
+        "counts",
         "pairs",
         "as_read",
         "_rels",
@@ -225,9 +225,10 @@ class Sidecar(Record):
         meta: frozenset[str],  # the keys of every property key any file uses (each is a page)
         heads: bytes,  # `head` of every file, HEAD bytes each, in ``rels`` order
         own: array[int],  # per file, the position of the topic it is (-1: none listed)
-        #: per file, its undated mentions: (position, count) pairs
-        #: ``pairs[2*spans[n]:2*spans[n+1]]``; None: made of the counts read (``as_read``)
-        spans: array[int] | None,
+        #: per file, how many (position, count) pairs of its undated mentions `pairs` holds,
+        #: in file order (a count, not where they start: a page that comes or goes moves
+        #: no other file's, `pairs_at`)
+        counts: array[int],
         pairs: array[int],
         as_read: Read | None = None,  # the base file read (`load_side`)
     ) -> None:
@@ -244,27 +245,29 @@ class Sidecar(Record):
         self.meta = meta
         self.heads = heads
         self.own = own
-        self._spans = spans
+        self.counts = counts
         self.pairs = pairs
         self.as_read = as_read
         self._rels: list[str] | None = None
         self.sizes = sizes_of(segments)  # files per segment (`relist` keeps them with `rels`)
 
-    @property
     def spans(self) -> array[int]:
-        """Where each file's undated mentions start in `pairs` (and the last ends), made of the
-        counts read when first asked for: a journal edit's patch never asks, and making them
-        for a hundred thousand files costs 10 ms each way (`segments.encode`)."""
-        if self._spans is None:
-            assert self.as_read is not None
-            counts = array("i")
-            counts.frombytes(b"".join(self.as_read[1]["counts"]))  # type: ignore[arg-type]
-            self._spans = array("i", accumulate(counts, initial=0))
-        return self._spans
+        """Where each file's pairs start in `pairs` (and the last ends): a timeline's look-up
+        of one topic's pairs finds the files they are in (`backlinks`)."""
+        return array("i", accumulate(self.counts, initial=0))
 
-    @spans.setter
-    def spans(self, spans: array[int]) -> None:
-        self._spans = spans
+    def pairs_at(self, n: int) -> tuple[int, int]:
+        """Where file ``n``'s pairs start and end in `pairs` (counted in pairs: a sum in C, a
+        millisecond at 100,000 files, where a running table shifted for each file that came
+        cost five times that)."""
+        lo = sum(self.counts[:n])
+        return lo, lo + self.counts[n]
+
+    def set_pairs(self, n: int, pairs: array[int]) -> None:
+        """File ``n``'s pairs replaced by ``pairs``."""
+        lo, hi = self.pairs_at(n)
+        self.pairs[2 * lo : 2 * hi] = pairs
+        self.counts[n] = len(pairs) // 2
 
     @property
     def rels(self) -> list[str]:
@@ -349,23 +352,25 @@ def file_stats(files: Sequence[Stat]) -> array[int]:
 
 def stats_now(files: Sequence[Stat], side: Sidecar, relisted: bool = False) -> array[int]:
     """`file_stats` of the listing ``files``, made only for the blocks of files whose digest
-    (`walk.blocks`) differs from that of the side file's stats of those files: its digests,
-    or where pages came or went (``relisted``: its tables follow the listing, `relist`), the
-    digests of its stats as they now fall in blocks (made in C: converting every number of a
-    hundred thousand files costs 50 ms)."""
+    (`walk.blocks`) differs from the side file's, or where pages came or went (``relisted``:
+    its tables follow the listing, `relist`, so only stats can differ) whose stats differ
+    from the side file's as they now fall in blocks: compared as bytes, with the columns the
+    listing's digests were made of (`walk.block_stats`; converting every number of a hundred
+    thousand files costs 50 ms, digesting them again 10 ms)."""
     now, size = walk.blocks(files), walk.BLOCK
     if not relisted and len(now) != len(side.blocks):
         return file_stats(files)
     out = array("Q", side.stats)
     for b, digest in enumerate(now):
+        if not relisted and digest == side.blocks[b]:
+            continue
         lo, hi = b * size, min(len(files), (b + 1) * size)
-        if relisted:
-            stats = side.stats[3 * lo : 3 * hi]
-            was = walk.block_digest(side.rels[lo:hi], *(stats[k::3].tobytes() for k in range(3)))
-        else:
-            was = side.blocks[b]
-        if digest != was:
-            out[3 * lo : 3 * hi] = file_stats(files[lo:hi])
+        columns = walk.block_stats(files, b)
+        block = array("Q", bytes(24 * (hi - lo)))
+        for k, column in enumerate(columns):
+            block[k::3] = array("Q", column)
+        if block != side.stats[3 * lo : 3 * hi]:
+            out[3 * lo : 3 * hi] = block
     return out
 
 
@@ -408,11 +413,11 @@ def remember(
         for rel, facts in graph.index.files.items()
         if facts.date is not None and (facts.aliases or facts.superseded_by)
     )
-    counts: dict[str, dict[int, int]] = {}  # file -> topic position -> undated mentions
+    undated: dict[str, dict[int, int]] = {}  # file -> topic position -> undated mentions
     for i, topic in enumerate(listed):
         for b in topic.backlinks:
             if b.date is None:
-                per = counts.setdefault(b.path, {})
+                per = undated.setdefault(b.path, {})
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
@@ -421,7 +426,7 @@ def remember(
         for i, topic in enumerate(listed)
         if topic.page.path is None
     }
-    heads, own, spans, pairs = bytearray(), array("i"), array("i", [0]), array("i")
+    heads, own, counts, pairs = bytearray(), array("i"), array("i"), array("i")
     rels = [f[0] for f in files]  # `PageFile`s, or the plain tuples of a listing
     for rel in rels:
         fact = facts.get(rel)
@@ -431,9 +436,10 @@ def remember(
             heads += head(fact) if fact.date is None else journal_head(fact, registry.flavor)
         mine = graph.topics.get(registry.file_identity(rel, fact)) if fact else None
         own.append(position.get(id(mine), -1))
-        for i, n in sorted(counts.get(rel, {}).items()):
+        named = undated.get(rel, {})
+        for i, n in sorted(named.items()):
             pairs.extend((i, n))
-        spans.append(len(pairs) // 2)
+        counts.append(len(named))
     side = Sidecar(
         base,
         summary.stamp,
@@ -448,7 +454,7 @@ def remember(
         meta,
         bytes(heads),
         own,
-        spans,
+        counts,
         pairs,
     )
     save_side(summary_path, side)
@@ -459,15 +465,12 @@ def remember(
 #: few places at most, so it writes neither them nor their bytes again: where names land, and
 #: the per-file tables (paths, stats, heads, topics, undated mentions) a chunk per segment of
 #: the listing (`segments`), of which a patch writes those it changed.
-_TABLES = ("segments", "stats", "heads", "own", "_spans", "pairs")
+_TABLES = ("segments", "stats", "heads", "own", "counts", "pairs")
 _BASE = ("targets", *FIELDS)
 
 
 def save_side(summary_path: str, side: Sidecar) -> None:
     """Write the side file of the summary at ``summary_path`` (a cache: errors only cost speed)."""
-    if side._rels is not None:  # split out, and maybe changed (`relist`)
-        side.sizes = cut(side.sizes)
-        side.segments = joined(side._rels, side.sizes)
     fields = side._asdict()
     read = fields.pop("as_read")
     for name in ("_rels", "sizes", "targets", *_TABLES):
@@ -487,8 +490,8 @@ def load_side(summary_path: str) -> Sidecar | None:
     try:
         if fields.pop("format") != FORMAT or base.keys() != set(_BASE):
             return None
-        segments, stats, heads, own, pairs = decode(base)
-        fields.update(segments=segments, stats=stats, heads=heads, own=own, spans=None)
+        segments, stats, heads, own, counts, pairs = decode(base)
+        fields.update(segments=segments, stats=stats, heads=heads, own=own, counts=counts)
         fields.update(pairs=pairs, as_read=read)
         fields["targets"] = Targets.stored(base["targets"])
         side = Sidecar(**fields)  # type: ignore[arg-type]
@@ -516,7 +519,7 @@ def _complete(side: Sidecar) -> bool:
         "meta": frozenset,
         "heads": bytes,
         "own": array,
-        "_spans": type(None),
+        "counts": array,
         "pairs": array,
         "as_read": tuple,
         "_rels": type(None),
@@ -548,34 +551,32 @@ def relist(
     came reads as changed: its stat is zeros); None when a journal page that went gave the
     registry anything but its mentions (an alias, a title, a property key: `journal_head`) or
     an ordinary page that went was no topic."""
-    came, gone = walk.came_and_gone(side.rels, rels)
+    segments, sizes, came, went = relisted(side.segments, side.sizes, rels)
+    gone = [rel for _n, rel in went]
     if len(came) + len(gone) > MAX_CHANGED or any(r.endswith(".org") for r in came + gone):
         return None
     if any(rel in side.marked for rel in gone):
         return None
     heads, width, dropped = bytearray(side.heads), 3, []
-    went = [bisect_left(side.rels, rel) for rel in gone]  # both in path order
-    side.sizes = resized(side.sizes, went, [bisect_left(rels, rel) for rel in came])
-    for n in reversed(went):
-        lo, hi = side.spans[n], side.spans[n + 1]
+    for n, rel in reversed(went):
+        lo, hi = side.pairs_at(n)
         own = heads[n * HEAD : (n + 1) * HEAD]
-        if vault.date_of(side.rels[n]) is None:
+        if vault.date_of(rel) is None:
             if side.own[n] < 0:
                 return None  # an excluded page, or one whose title another file took
             pairs = [(side.pairs[2 * k], side.pairs[2 * k + 1]) for k in range(lo, hi)]
-            dropped.append(Dropped(side.rels[n], side.own[n], bytes(own), pairs))
+            dropped.append(Dropped(rel, side.own[n], bytes(own), pairs))
             del side.pairs[2 * lo : 2 * hi]
-            side.spans[n + 1 :] = array("i", map((lo - hi).__add__, side.spans[n + 1 :]))
         elif lo != hi or own != NO_KEYS:
             return None
-        del side.rels[n], side.own[n], side.spans[n + 1]
+        del side.own[n], side.counts[n]
         del side.stats[width * n : width * (n + 1)], heads[n * HEAD : (n + 1) * HEAD]
     for n in (bisect_left(rels, rel) for rel in came):
-        side.rels.insert(n, rels[n])
         side.own.insert(n, -1)
-        side.spans.insert(n, side.spans[n])
+        side.counts.insert(n, 0)
         side.stats[width * n : width * n] = array("Q", bytes(8 * width))
         heads[n * HEAD : n * HEAD] = NO_KEYS  # its own follows once it is read
     side.heads = bytes(heads)
+    side.segments, side.sizes, side._rels = segments, sizes, rels
     journals = [rel for rel in gone if vault.date_of(rel) is not None]
-    return (came, journals, dropped) if side.rels == rels else None
+    return came, journals, dropped

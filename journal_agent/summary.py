@@ -310,10 +310,12 @@ class Summary:
         self._paths = None if other._paths is None else list(other._paths)
 
     def folded(self) -> tuple[str, str]:
-        """Every title, and every name of `names`, joined by NULs and folded (`fold`): what
-        `summary_topics.named` searches for a page that comes or goes. Kept in the base file
-        with the titles and names it was made of (folding a hundred thousand costs 0.1 s),
-        and grown with them as topics come (`append_topic`)."""
+        """Every title that no name of `names` folds to, and every name, joined by NULs and
+        folded (`fold`): what `summary_topics.named` searches for a page that comes or goes
+        (a title is most often a name too: leaving those out halves what a patch decompresses,
+        10 ms at 100,000 pages). Kept in the base file with the titles and names it was made
+        of (folding a hundred thousand costs 0.1 s), and grown with them as topics come
+        (`append_topic`)."""
         found = unfolded(self._folded)
         if found is None:
             names = self._names["names"]
@@ -323,7 +325,10 @@ class Summary:
                 keys = list(names if isinstance(names, dict) else table_whole(names))
             except ValueError:
                 keys = []  # corrupt: as `names` reads it
-            found = fold("\0".join(self.titles)), fold("\0".join(keys))
+            folded_names = fold("\0".join(keys))
+            known = set(folded_names.split("\0"))
+            titles = fold("\0".join(self.titles)).split("\0")
+            found = "\0".join(t for t in titles if t not in known), folded_names
             self._folded = (folded_chunk(*found),)
         return found
 

@@ -205,7 +205,7 @@ def _patch_pages(
         if per_topic is None:
             return None
         per_topic.pop(side.own[n], None)  # a page's references to itself do not count
-        lo, hi = side.spans[n], side.spans[n + 1]
+        lo, hi = side.pairs_at(n)
         for k in range(lo, hi):
             i = side.pairs[2 * k]
             if i not in per_topic and side.titled.get(i) in ("", rel):
@@ -213,10 +213,7 @@ def _patch_pages(
         new = array("i")
         for i, at in sorted(per_topic.items()):
             new.extend((i, len(at)))
-        side.pairs = side.pairs[: 2 * lo] + new + side.pairs[2 * hi :]
-        shift = len(new) // 2 - (hi - lo)
-        if shift:
-            side.spans = side.spans[: n + 1] + array("i", map(shift.__add__, side.spans[n + 1 :]))
+        side.set_pairs(n, new)
     return summary
 
 

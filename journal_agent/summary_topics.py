@@ -127,6 +127,8 @@ def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]
     keys.update(vault.flavor.page_key(title) for _rel, title in pages)
     if not all(keys) or any("/" in title for _rel, title in pages):
         return True  # a namespace: its parents are pages too
+    if any("\x00" in key for key in keys):
+        return True  # it could span two names, which `Summary.folded` joins as it pleases
     texts = [*old.folded(), fold("\x00".join(side.aliases))]
     if vault.flavor.resolution != "logseq":
         landings = side.targets.whole().values()
@@ -168,9 +170,7 @@ def add_page(
         pairs.extend((i, len(at)))
     side.set_head(n, head(facts))
     side.own[n] = p
-    lo = side.spans[n]
-    side.pairs[2 * lo : 2 * lo] = pairs
-    side.spans[n + 1 :] = array("i", map((len(pairs) // 2).__add__, side.spans[n + 1 :]))
+    side.set_pairs(n, pairs)
     return summary
 
 

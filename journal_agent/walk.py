@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Sequence
 
     Stat = tuple[str, int, int, int]  # the fields of `vault.PageFile`: path, changed, size, inode
+    #: a block's files' change times, sizes and inodes, each as 64-bit numbers' bytes
+    Columns = tuple[bytes, bytes, bytes]
     Rules = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]
     Listing = tuple[Rules, list[Stat], list[str]]
 
@@ -34,10 +36,11 @@ BLOCK = 1024
 #: A folder with this many page files has them stat-ed by two processes (`_stat_split`): a
 #: fork, a pipe and a wait cost about a millisecond, a stat about three microseconds.
 SPLIT_STAT = 4096
-#: The listing `blocks` last digested, its digests and each block's newest change time: the handed
-#: listing is not digested twice (a tenth of a second at 100,000 files), nor stepped through
-#: again for its newest file (`newest`). By identity: a listing is never changed once made.
-_DIGESTED: tuple[Sequence[Stat], list[bytes], list[int]] | None = None
+#: The listing `blocks` last digested, its digests, each block's newest change time and its
+#: stat columns (`block_stats`): the handed listing is not digested twice (a tenth of a second
+#: at 100,000 files), nor stepped through again for its newest file (`newest`) or its stats.
+#: By identity: a listing is never changed once made.
+_DIGESTED: tuple[Sequence[Stat], list[bytes], list[int], list[Columns]] | None = None
 
 
 def page_files(
@@ -376,10 +379,10 @@ def relisted(
             del out[i]
             moved = True
     if not moved and _DIGESTED is not None and _DIGESTED[0] is files:
-        digests, newest = list(_DIGESTED[1]), list(_DIGESTED[2])
+        digests, newest, columns = list(_DIGESTED[1]), list(_DIGESTED[2]), list(_DIGESTED[3])
         for n in touched:
-            (digests[n],), (newest[n],) = _digests(out[n * BLOCK : (n + 1) * BLOCK])
-        _DIGESTED = (out, digests, newest)
+            (digests[n],), (newest[n],), (columns[n],) = _digests(out[n * BLOCK : (n + 1) * BLOCK])
+        _DIGESTED = (out, digests, newest, columns)
     return out
 
 
@@ -455,21 +458,27 @@ def changed_after(files: Sequence[Stat], after: int) -> Iterator[Stat]:
         yield from (f for f in files[n * BLOCK : (n + 1) * BLOCK] if f[1] > after)
 
 
-def _digests(files: Sequence[Stat]) -> tuple[list[bytes], list[int]]:
-    """Each block's digest, and its newest change time."""
-    out, newest = [], []
+def block_stats(files: Sequence[Stat], n: int) -> Columns:
+    """Block ``n``'s stat columns (`Columns`), kept where the listing was digested."""
+    if _DIGESTED is not None and _DIGESTED[0] is files:
+        return _DIGESTED[3][n]
+    return _digests(files[n * BLOCK : (n + 1) * BLOCK])[2][0]
+
+
+def _digests(files: Sequence[Stat]) -> tuple[list[bytes], list[int], list[Columns]]:
+    """Each block's digest, its newest change time and its stat columns."""
+    out, newest, stats = [], [], []
     for start in range(0, len(files), BLOCK):
         rels, changed, sizes, inodes = zip(*files[start : start + BLOCK], strict=True)
-        out.append(
-            block_digest(
-                rels,
-                array("q", changed).tobytes(),  # before 1970: negative
-                array("Q", sizes).tobytes(),
-                array("Q", inodes).tobytes(),  # overlayfs and NFS may use the top bit
-            )
+        columns = (
+            array("q", changed).tobytes(),  # before 1970: negative
+            array("Q", sizes).tobytes(),
+            array("Q", inodes).tobytes(),  # overlayfs and NFS may use the top bit
         )
+        out.append(block_digest(rels, *columns))
         newest.append(max(changed))
-    return out, newest
+        stats.append(columns)
+    return out, newest, stats
 
 
 def block_digest(rels: Iterable[str], changed: bytes, sizes: bytes, inodes: bytes) -> bytes:
@@ -500,26 +509,3 @@ def probe(root: str, rels: tuple[str, ...]) -> list[list[object]]:
         else:
             out.append([rel, "file", st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino])
     return out
-
-
-def came_and_gone(
-    before: list[str], after: list[str], run: int = 1024
-) -> tuple[list[str], list[str]]:
-    """The paths only ``after`` holds and those only ``before`` holds, of two listings in path
-    order: their common head and tail are compared ``run`` paths at a time, in C, and sets are
-    made of what lies between (sets of every path cost 50 ms at 100,000 files)."""
-    head, room = 0, min(len(before), len(after))
-    while head < room and before[head : head + run] == after[head : head + run]:
-        head += run
-    while head < room and before[head] == after[head]:
-        head += 1
-    tail, b, a = 0, len(before), len(after)
-    while tail < room - head:
-        k = min(run, room - head - tail)
-        if before[b - tail - k : b - tail] != after[a - tail - k : a - tail]:
-            break
-        tail += k
-    while tail < room - head and before[b - 1 - tail] == after[a - 1 - tail]:
-        tail += 1
-    was, now = set(before[head : b - tail]), set(after[head : a - tail])
-    return sorted(now - was), sorted(was - now)

@@ -17,27 +17,38 @@ from journal_agent import segments, sidecar, walk
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_sizes_follow_the_files_that_came_and_went(seed: int) -> None:
-    """`resized`, given where files went (in the listing before) and came (in the listing
-    after, inserted in turn): every file stays in the segment it was in, each new file goes
-    into the segment of the file before it (the first segment at the very start), and the
-    sizes add up to the new listing."""
+def test_segments_follow_the_files_that_came_and_went(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`relisted`, for listings in path order that differ anywhere (first, last, inside a
+    segment, between two, every file, none): the paths that came and went are what sets of
+    every path say, each one that went with its place before; the segments hold the new
+    listing, cut as `cut` cuts, and each segment in whose range no file came or went is the
+    very one given (not split, not joined again), as are the segments before the first."""
+    monkeypatch.setattr(segments, "SEGMENT", 3)
     rng = random.Random(seed)
-    for _ in range(200):
-        sizes = [rng.randint(1, 5) for _ in range(rng.randint(0, 6))]
-        before = [(k, n) for k, size in enumerate(sizes) for n in range(size)]  # (segment, n)
-        went = sorted(rng.sample(range(len(before)), rng.randint(0, len(before))))
-        after = [f for i, f in enumerate(before) if i not in went]
-        came: list[int] = []
-        for _ in range(rng.randint(0, 4)):
-            at = rng.randint(0, len(after))
-            after.insert(at, (after[at - 1][0] if at else 0, -1) if after or sizes else (0, -1))
-            came = [c + (c >= at) for c in came] + [at]
-        got = segments.resized(sizes, went, came)
-        want = [0] * max(len(sizes), 1 if after else 0)
-        for k, _n in after:
-            want[k] += 1
-        assert got[: len(want)] == want and sum(got) == len(after)
+    for _ in range(300):
+        pool = sorted({f"p/{rng.randrange(300):03}.md" for _ in range(rng.randrange(40))})
+        before = [p for p in pool if rng.random() < 0.7]
+        cuts = sorted(rng.sample(range(1, len(before)), max(0, rng.randint(-1, len(before) - 1))))
+        sizes = [b - a for a, b in pairwise([0, *cuts, len(before)])] if before else []
+        parts = segments.joined(before, sizes)
+        after = sorted(p for p in pool if (p in before) != (rng.random() < 0.15))
+        out, sizes, came, gone = segments.relisted(parts, segments.sizes_of(parts), after)
+        assert came == sorted(set(after) - set(before))
+        assert [rel for _n, rel in gone] == sorted(set(before) - set(after))
+        assert all(before[n] == rel for n, rel in gone)
+        assert segments.sizes_of(out) == sizes and all(n > 0 for n in sizes)
+        made = [n for o, n in zip(out, sizes, strict=True) if not any(o is p for p in parts)]
+        assert all(n <= 6 for n in made)  # cut as `cut` cuts
+        assert "\0".join(out) == "\0".join(after) and sum(sizes) == len(after)
+        firsts = [part.partition("\0")[0] for part in parts]
+        for k, part in enumerate(parts):
+            upto = firsts[k + 1] if k + 1 < len(parts) else None
+            since = firsts[k] if k else ""
+            mine = [p for p in after if since <= p and (upto is None or p < upto)]
+            if mine == part.split("\0"):
+                assert any(o is part for o in out), k
 
 
 def test_cut_drops_empty_segments_and_cuts_big_ones(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,8 +74,7 @@ def test_paths_between_any_places_are_the_listings(seed: int) -> None:
 
 
 def _side(paths: list[str], rng: random.Random, sizes: list[int]) -> sidecar.Sidecar:
-    counts = [rng.randint(0, 3) for _ in paths]
-    spans = array("i", accumulate(counts, initial=0))
+    counts = array("i", [rng.randint(0, 3) for _ in paths])
     starts = list(accumulate(sizes, initial=0))
     return sidecar.Sidecar(
         "", "", ["\0".join(paths[a:b]) for a, b in pairwise(starts)],
@@ -72,8 +82,8 @@ def _side(paths: list[str], rng: random.Random, sizes: list[int]) -> sidecar.Sid
                             for n, p in enumerate(paths)]),
         walk.blocks([]), sidecar.Targets({}),
         False, frozenset(), {}, frozenset(), frozenset(), rng.randbytes(sidecar.HEAD * len(paths)),
-        array("i", (rng.randint(-1, 50) for _ in paths)), spans,
-        array("i", (rng.randint(0, 50) for _ in range(2 * spans[-1]))),
+        array("i", (rng.randint(-1, 50) for _ in paths)), counts,
+        array("i", (rng.randint(0, 50) for _ in range(2 * sum(counts)))),
     )  # fmt: skip
 
 
@@ -89,13 +99,12 @@ def _changed(before: dict[str, tuple[bytes, ...]], after: dict[str, tuple[bytes,
 
 
 def _read(side: sidecar.Sidecar, sizes: list[int]) -> sidecar.Sidecar:
-    """``side`` stored and read back, as `sidecar.load_side` makes it (its counts not yet
-    made running)."""
+    """``side`` stored and read back, as `sidecar.load_side` makes it."""
     stored = segments.encode(side, sizes)
-    paths, stats, heads, own, pairs = segments.decode(stored)  # type: ignore[arg-type]
+    paths, stats, heads, own, counts, pairs = segments.decode(stored)  # type: ignore[arg-type]
     return sidecar.Sidecar(
         "", "", paths, stats, side.blocks, side.targets, False, frozenset(), {}, frozenset(),
-        frozenset(), heads, own, None, pairs, ("token", dict(stored), dict(stored)),
+        frozenset(), heads, own, counts, pairs, ("token", dict(stored), dict(stored)),
     )  # fmt: skip
 
 
@@ -104,10 +113,10 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
     seed: int,
 ) -> None:
     """`encode` then `decode` gives the tables back (paths with any characters a file name may
-    hold, surrogates of undecodable bytes too; stats before 1970, inodes with the top bit), the
-    counts as read until they are asked for; a segment whose files and tables did not change
-    encodes to the very chunks read while a file of another is edited or a page is added to
-    another; tables that are not these are refused."""
+    hold, surrogates of undecodable bytes too; stats before 1970, inodes with the top bit); a
+    segment whose files and tables did not change encodes to the very chunks read while a file
+    of another is edited or a page is added to another; tables that are not these (counts that
+    do not count the pairs too) are refused."""
     rng = random.Random(seed)
     names = ["a", "é", "日本", "x y", "\udcff", "b\u0301"]
     for _ in range(30):
@@ -118,15 +127,14 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
             sizes = [b - a for a, b in pairwise([0, *cuts, len(paths)])]
         made = _side(paths, rng, sizes)
         side = _read(made, sizes)
-        assert (side.segments, side.stats, side.heads, side.own, side.pairs) == (
-            made.segments, made.stats, made.heads, made.own, made.pairs
+        assert (side.segments, side.stats, side.heads, side.own, side.counts, side.pairs) == (
+            made.segments, made.stats, made.heads, made.own, made.counts, made.pairs
         )  # fmt: skip
         chunks = segments.encode(side, sizes)
-        assert side._spans is None and chunks == segments.encode(made, sizes)
+        assert chunks == segments.encode(made, sizes)
         assert side.as_read is not None
         read = cast("dict[str, tuple[bytes, ...]]", side.as_read[1])
         assert all(a is b for n in chunks for a, b in zip(chunks[n], read[n], strict=True))
-        assert side.spans == made.spans and segments.encode(side, sizes) == chunks
         n = rng.randrange(len(paths))  # a file edited: its stat changes, in its segment only
         side.stats[3 * n] += 1
         k = bisect.bisect_right(list(itertools.accumulate(sizes)), n)
@@ -135,14 +143,14 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
         chunks = segments.encode(side, sizes)
         n = rng.randrange(len(paths))  # an ordinary page edited: one more undated mention
         side.stats[3 * n] += 1
-        lo = side.spans[n + 1]
-        side.pairs[2 * lo : 2 * lo] = array("i", [3, 2])
-        side.spans = array("i", [*side.spans[: n + 1], *(s + 1 for s in side.spans[n + 1 :])])
+        lo, hi = side.pairs_at(n)
+        side.set_pairs(n, side.pairs[2 * lo : 2 * hi] + array("i", [3, 2]))
         k = bisect.bisect_right(list(itertools.accumulate(sizes)), n)
         assert _changed(chunks, segments.encode(side, sizes)) == {k}
-        spans = side.spans
+        counts, pairs = side.counts, side.pairs
         side = _read(side, sizes)
-        assert side.spans == spans
+        assert (side.counts, side.pairs) == (counts, pairs)
+        assert side.spans() == array("i", accumulate(counts, initial=0))
         chunks = segments.encode(side, sizes)
         k = rng.randrange(len(sizes))  # a page and its mentions added to segment k
         at = sum(sizes[:k]) + rng.randint(0, sizes[k])
@@ -151,9 +159,8 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
         side.heads = side.heads[: width * at] + bytes(width) + side.heads[width * at :]
         side.own.insert(at, -1)
         side.stats[3 * at : 3 * at] = array("Q", [5, 6, 7])
-        lo = side.spans[at]
-        side.pairs[2 * lo : 2 * lo] = array("i", [7, 1])
-        side.spans = array("i", [*side.spans[: at + 1], *(s + 1 for s in side.spans[at:])])
+        side.counts.insert(at, 0)
+        side.set_pairs(at, array("i", [7, 1]))
         sizes[k] += 1
         side.segments = [
             "\0".join(side.rels[a:b]) for a, b in pairwise(accumulate(sizes, initial=0))
@@ -164,6 +171,7 @@ def test_tables_read_back_as_written_and_an_unchanged_segment_is_the_same_bytes(
         {**chunks, "stats": (*chunks["stats"], b"x")},
         {**chunks, "own": (chunks["own"][0] + b"xxxx", *chunks["own"][1:])},
         {name: c for name, c in chunks.items() if name != "pairs"},
+        {**chunks, "pairs": (*chunks["pairs"][:-1], chunks["pairs"][-1] + bytes(8))},
     ):
         with pytest.raises(ValueError):
             segments.decode(broken)  # type: ignore[arg-type]
