@@ -102,8 +102,7 @@ def note(
     from . import pending as store
     from .writer import Bullet
 
-    if not 0 <= budget <= 3600:
-        raise BadArgument(f"budget {budget!r} must be between 0 and 3600 seconds")
+    _check_budget(budget)
     started = _monotonic()
     texts = [Bullet(b, kind).render() for b in ([bullets] if isinstance(bullets, str) else bullets)]
     day = parse_day(date) if date is not None else None
@@ -162,6 +161,7 @@ def flush_pending(*, vault: VaultArg = None, budget: float = 10.0) -> PendingRes
     """Try for ``budget`` seconds to write every pending bullet of ``vault``."""
     from .pending import flush
 
+    _check_budget(budget)
     started = _monotonic()
     v = _vault(vault)
     _v, stores, warnings = _stores(v)
@@ -184,6 +184,7 @@ def fix_pending(
     write it; the old text is dropped."""
     from . import pending as store_mod
 
+    _check_budget(budget)
     store, item = _find_pending(bullet_id, vault)
     made = store_mod.make(
         [text], agent=item.agent, session=item.session, day=item.day, source=item.source
@@ -199,6 +200,13 @@ def fix_pending(
     if v is not None and store.where == "vault" and budget > 0:
         report = store_mod.flush(v, until=started + budget, store=store, only={fixed.id})
     return NoteResult([fixed], report, {i.id for i in new})
+
+
+def _check_budget(budget: float) -> None:
+    """Refuse a time to try for that makes no deadline (negative, NaN, past an hour) before
+    anything is recorded or written."""
+    if not 0 <= budget <= 3600:
+        raise BadArgument(f"budget {budget!r} must be between 0 and 3600 seconds")
 
 
 def _find_pending(bullet_id: str, vault: VaultArg) -> tuple[PendingStore, Pending]:

@@ -19,7 +19,7 @@ from journal_agent.pending import PendingStore, flush, make, record
 from journal_agent.transcript import journal_blocks, read_transcript
 from journal_agent.vault import open_vault
 
-from .conftest import journal
+from .conftest import journal, snapshot
 
 MON, TUE, WED = dt.date(2026, 11, 24), dt.date(2026, 11, 25), dt.date(2026, 11, 26)  # 26: no page
 
@@ -237,6 +237,29 @@ def test_note_api(logseq_vault: Path) -> None:
     ]
     with pytest.raises(BadArgument):
         journal_agent.note(["x" * 20000], vault=logseq_vault)
+
+
+@pytest.mark.parametrize("budget", [-1.0, float("nan"), 3601.0])
+def test_a_budget_that_makes_no_deadline_is_refused_before_anything_is_recorded(
+    logseq_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, budget: float
+) -> None:
+    """Recording, flushing and fixing pending bullets all take a budget of 0 to 3600 seconds:
+    a negative one, NaN or more is refused by name, with every file as it was (a negative
+    budget used to flush nothing and say nothing, or record a fix it then did not try)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    journal_agent.note(["Noted [[Nowhere]]"], vault=logseq_vault, agent="claude", budget=0)
+    [item] = journal_agent.pending_bullets(vault=logseq_vault).pending
+    before, state = snapshot(logseq_vault), snapshot(tmp_path)
+    calls = [
+        lambda: journal_agent.note(["More [[Grafana]]"], vault=logseq_vault, budget=budget),
+        lambda: journal_agent.flush_pending(vault=logseq_vault, budget=budget),
+        lambda: journal_agent.fix_pending(item.id, "Noted [[Grafana]]", vault=logseq_vault,
+                                          budget=budget),
+    ]  # fmt: skip
+    for call in calls:
+        with pytest.raises(BadArgument, match="must be between 0 and 3600 seconds"):
+            call()
+        assert snapshot(logseq_vault) == before and snapshot(tmp_path) == state
 
 
 def test_render_shows_each_bullet_with_its_reason(store: PendingStore) -> None:
