@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -250,7 +251,7 @@ def test_a_budget_that_makes_no_deadline_is_refused_before_anything_is_recorded(
     journal_agent.note(["Noted [[Nowhere]]"], vault=logseq_vault, agent="claude", budget=0)
     [item] = journal_agent.pending_bullets(vault=logseq_vault).pending
     before, state = snapshot(logseq_vault), snapshot(tmp_path)
-    calls = [
+    calls: list[Callable[[], object]] = [
         lambda: journal_agent.note(["More [[Grafana]]"], vault=logseq_vault, budget=budget),
         lambda: journal_agent.flush_pending(vault=logseq_vault, budget=budget),
         lambda: journal_agent.fix_pending(item.id, "Noted [[Grafana]]", vault=logseq_vault,
