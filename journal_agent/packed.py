@@ -108,6 +108,14 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
 
+def folded_anew(titles: list[str], names: list[str]) -> tuple[str, str]:
+    """`summary.Summary.folded` made from the titles and names: the titles no name folds to,
+    and every name, each folded and joined by NULs."""
+    folded_names = fold("\0".join(names))
+    known = set(folded_names.split("\0"))
+    return "\0".join(t for t in fold("\0".join(titles)).split("\0") if t not in known), folded_names
+
+
 def folded_chunk(titles: str, names: str) -> bytes:
     """A chunk of `summary.Summary.folded` as a base file keeps it: compressed (fast), as
     every title and name of a large vault folded is a tenth of its summary otherwise."""

@@ -30,7 +30,7 @@ from .packed import (
     Packed,
     dump,
     extended,
-    fold,
+    folded_anew,
     folded_chunk,
     grown,
     item,
@@ -325,10 +325,7 @@ class Summary:
                 keys = list(names if isinstance(names, dict) else table_whole(names))
             except ValueError:
                 keys = []  # corrupt: as `names` reads it
-            folded_names = fold("\0".join(keys))
-            known = set(folded_names.split("\0"))
-            titles = fold("\0".join(self.titles)).split("\0")
-            found = "\0".join(t for t in titles if t not in known), folded_names
+            found = folded_anew(self.titles, keys)
             self._folded = (folded_chunk(*found),)
         return found
 
