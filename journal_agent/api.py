@@ -196,7 +196,7 @@ def info(*, vault: VaultArg = None, date: str | dt.date | None = None) -> VaultI
     day = parse_day(date)
     path = v.journal_path(day)
     return VaultInfo(
-        root=str(v.root),
+        root=v.where,
         flavor=v.flavor.name,
         journal_folder=v.settings.journal_dir or ".",
         journal_file_format=v.settings.journal_file_format,

@@ -249,14 +249,12 @@ class Memo:
         """Keep what is known of the files ``rels`` (those the topic is in now), for the summary
         ``stamp`` (empty: a file was racy), with their backlinks (``undated``) encoded where
         ``stamp`` is set, and forget the topics asked for longest ago."""
-        from pathlib import Path
-
         from .cachedir import write_atomic
 
         kept = {rel: self.kept[rel] for rel in rels if rel in self.kept}
         entries = ", ".join(map(Backlink.encoder(), undated_order(undated))) if stamp else ""
         data = (self.made_by, zlib.compress(marshal.dumps(kept), 1), stamp, entries)
-        write_atomic(Path(self.path), marshal.dumps(data))
+        write_atomic(self.path, marshal.dumps(data))
         folder, prefix = os.path.split(self.path.rpartition(".hot-")[0] + ".hot-")
         try:
             others = [e for e in os.scandir(folder) if e.name.startswith(prefix)]

@@ -121,17 +121,19 @@ def cache_file(kind: str, *key: str, suffix: str) -> Path:
     return Path(cache_name(kind, *key, suffix=suffix))
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; a cache that cannot be written only costs
     speed next time, so errors are swallowed."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    path = os.fspath(path)
+    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(tmp, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+            os.unlink(tmp)
 
 
 #: A cache file with a *base*: the fields it rarely changes (a hundred thousand page names) in a
@@ -195,16 +197,13 @@ def save_with_base(path: str, data: dict[str, object], base: Base, read: Read | 
     new one, written first (a reader never finds a cache file whose base is not there yet);
     the older bases go once the cache file no longer names them."""
     import marshal
-    from pathlib import Path
 
     more = _added(read[2], base) if read is not None else None
     kept = read if more is not None else None  # its base file, and ``more`` in the cache file
     token = kept[0] if kept is not None else os.urandom(8).hex()
     if kept is None or not os.path.exists(_base_name(path, token)):  # another's may have gone
-        write_atomic(
-            Path(_base_name(path, token)), marshal.dumps(base if kept is None else kept[2])
-        )
-    write_atomic(Path(path), marshal.dumps({**data, "_base": token, "_more": more or {}}))
+        write_atomic(_base_name(path, token), marshal.dumps(base if kept is None else kept[2]))
+    write_atomic(path, marshal.dumps({**data, "_base": token, "_more": more or {}}))
     if kept is None:
         folder, name = os.path.split(_base_name(path, ""))
         with contextlib.suppress(OSError):

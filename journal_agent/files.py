@@ -12,9 +12,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from pathlib import Path
 
 from .errors import JournalAgentError, UnsafePath, os_error
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from pathlib import Path
 
 #: Pages above this size are refused by the writer and skipped (with a warning) by the reader:
 #: no outliner keeps a page this large usable, and reading one would cost seconds and gigabytes.
@@ -102,7 +105,9 @@ def read_all(
             raise error(f"{os.fspath(path)}: {what} grew past {limit // 1024 // 1024} MB")
 
 
-def read_text(path: Path, what: str, error: type[JournalAgentError]) -> str | None:
+def read_text(
+    path: str | os.PathLike[str], what: str, error: type[JournalAgentError]
+) -> str | None:
     """A small settings file as text (None if missing); ``error`` if it is not UTF-8."""
     data = read_file(path, what, limit=MAX_SETTINGS_BYTES, error=error)
     if data is None:

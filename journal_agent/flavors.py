@@ -26,13 +26,10 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from urllib.parse import quote, unquote
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .errors import BadPageName, ConfigError
 from .logseq_config import read_edn_config
-from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
 from .outline import COMMA_PROPERTIES
 from .ownconfig import OWN_CONFIG, OwnConfig
 from .patterns import regex
@@ -44,6 +41,8 @@ if TYPE_CHECKING:
 
     from .dates import Dialect
     from .outline import Syntax
+
+    Root = str | os.PathLike[str]  # a vault's folder: a string where it is opened (`Vault`)
 
 #: Reference kinds that are page references (a block ref is not).
 PAGE_REF_KINDS = frozenset({"link", "tag", "labeled", "embed", "markdown", "property"})
@@ -161,11 +160,11 @@ class Flavor:
         name (none, but in Logseq), each once, in order."""
         return tuple(dict.fromkeys(names))
 
-    def detect(self, root: Path) -> bool:
+    def detect(self, root: Root) -> bool:
         """True if ``root`` is a vault of this flavor."""
         raise NotImplementedError
 
-    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
+    def read_settings(self, root: Root, own: OwnConfig, use_cache: bool = True) -> Settings:
         """Read and validate this vault's settings (``own``: its .journal-agent.toml;
         ``use_cache``: settings that are slow to parse may come from the cache)."""
         raise NotImplementedError
@@ -238,11 +237,11 @@ class LogseqFlavor(Flavor):
         "eight-spaces": "        ",
     }
 
-    def detect(self, root: Path) -> bool:
-        return os.path.lexists(root / "logseq" / "config.edn")  # a broken config is still ours
+    def detect(self, root: Root) -> bool:
+        return os.path.lexists(os.path.join(root, "logseq", "config.edn"))  # broken: still ours
 
-    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
-        config = read_edn_config(root / "logseq" / "config.edn", use_cache)
+    def read_settings(self, root: Root, own: OwnConfig, use_cache: bool = True) -> Settings:
+        config = read_edn_config(os.path.join(root, "logseq", "config.edn"), use_cache)
         title = _string(config, "journal/page-title-format", "")
         title = title or _string(config, "date-formatter", "MMM do, yyyy")
         indent = _choice(config, "export/bullet-indentation", "tab", tuple(self.INDENTS))
@@ -324,6 +323,8 @@ class LogseqFlavor(Flavor):
         if not title.strip() or "\x00" in title:
             raise BadPageName(f"page name {title!r} cannot be a Logseq page file name")
         if settings.file_name_format != "triple-lowbar":
+            from urllib.parse import quote  # lazy, as `unquote`
+
             return quote(title, safe=" !$&'()+,;=@[]^`{}~")
         name = _URL_ESCAPE.sub(lambda m: "%25" + m.group(0)[1:], title)
         name = _RESERVED.sub(lambda m: f"%{ord(m.group(0)):02X}", name)
@@ -365,6 +366,8 @@ def _tri_lb_title(stem: str) -> str:
     """Logseq ``:triple-lowbar``: ``___`` is ``/``, then %XX is decoded, empty segments dropped."""
     title = stem.replace("___", "/")
     if "%" in title:
+        from urllib.parse import unquote  # lazy: with `pathlib`, 2 ms of a patched query
+
         title = _URL_ESCAPE.sub(lambda m: unquote(m.group(0)), title)
     if "/" in title:
         title = "/".join(p for p in title.split("/") if p) or stem
@@ -374,6 +377,8 @@ def _tri_lb_title(stem: str) -> str:
 def _legacy_title(stem: str) -> str:
     """Logseq ``:legacy``: %XX-encoded names (``%2F`` is ``/``), or the oldest ``.``-for-``/``."""
     if _URL_ESCAPE.search(stem):
+        from urllib.parse import unquote  # lazy, as in `_tri_lb_title`
+
         return unicodedata.normalize("NFC", unquote(stem))
     return unicodedata.normalize("NFC", stem.replace(".", "/"))
 
@@ -444,11 +449,15 @@ class ObsidianFlavor(Flavor):
         f"{CONFIG_DIR}/plugins/periodic-notes/data.json",
     )
 
-    def detect(self, root: Path) -> bool:
-        return (root / self.CONFIG_DIR).is_dir()
+    def detect(self, root: Root) -> bool:
+        return os.path.isdir(os.path.join(root, self.CONFIG_DIR))
 
-    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
-        config = root / self.CONFIG_DIR
+    def read_settings(self, root: Root, own: OwnConfig, use_cache: bool = True) -> Settings:
+        from pathlib import Path
+
+        from .obsidian_settings import daily_settings, indent, json_str, json_strings, read_json
+
+        config = Path(root, self.CONFIG_DIR)
         daily = daily_settings(config)
         app = read_json(config / "app.json")
         return Settings(
@@ -475,10 +484,12 @@ class MarkdownFlavor(Flavor):
     syntax = "wiki"
     settings_files = (OWN_CONFIG, "journals")
 
-    def detect(self, root: Path) -> bool:
-        return (root / OWN_CONFIG).is_file() or (root / "journals").is_dir()
+    def detect(self, root: Root) -> bool:
+        return os.path.isfile(os.path.join(root, OWN_CONFIG)) or os.path.isdir(
+            os.path.join(root, "journals")
+        )
 
-    def read_settings(self, root: Path, own: OwnConfig, use_cache: bool = True) -> Settings:
+    def read_settings(self, root: Root, own: OwnConfig, use_cache: bool = True) -> Settings:
         return Settings(
             journal_dir=safe_folder(own.journal_folder or "journals", f"{OWN_CONFIG} folder"),
             journal_file_format=own.journal_format or "YYYY-MM-DD",
@@ -495,7 +506,7 @@ SETTINGS_FILES = tuple(
 )
 
 
-def detect_flavor(root: Path, flavors: tuple[Flavor, ...] = DEFAULT_FLAVORS) -> Flavor | None:
+def detect_flavor(root: Root, flavors: tuple[Flavor, ...] = DEFAULT_FLAVORS) -> Flavor | None:
     """The first flavor that recognises ``root``, or None."""
     for flavor in flavors:
         if flavor.detect(root):

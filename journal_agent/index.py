@@ -23,7 +23,6 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from functools import partial
-from pathlib import Path
 
 from .cachedir import cache_file, write_atomic
 from .digests import blake2b, sha256
@@ -41,6 +40,8 @@ from .vault import PageFile, Vault
 
 TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .walk import Stat
 
 CACHE_FORMAT = 14  # bump when PageFacts, its encoding or the scan rules change
@@ -70,7 +71,7 @@ class Index(Record):
 
 def cache_path(vault: Vault) -> Path:
     """Where the index of ``vault`` is cached (outside the vault)."""
-    return cache_file("index", os.path.realpath(vault.root), suffix=".facts")
+    return cache_file("index", os.path.realpath(vault.where), suffix=".facts")
 
 
 def racy_digests(vault: Vault, files: Sequence[Stat]) -> dict[str, bytes]:

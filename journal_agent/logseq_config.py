@@ -15,7 +15,6 @@ from .files import read_text
 
 TYPE_CHECKING = False  # not typing's: this is read on the warm path of an edit's patch
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 #: Modules `edn_format` imports for one EDN tag each (``#inst``), which a settings file hardly
@@ -24,25 +23,26 @@ if TYPE_CHECKING:
 DEFERRED = ("pyrfc3339",)
 
 
-def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
+def read_edn_config(path: str | os.PathLike[str], use_cache: bool = True) -> dict[str, Any]:
     """The settings of a ``config.edn``, keys without their colons; from the cache where it
     holds them for the file's current stat (``use_cache``)."""
     import marshal
 
-    from .cachedir import cache_file, write_atomic
+    from .cachedir import cache_name, write_atomic
 
     if not use_cache:
         return _parse_edn(path)
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc}") from exc
     from .walk import changed_ns  # an edit whose mtime was set back changes it too
 
     key = (os.path.realpath(path), str(changed_ns(st)), str(st.st_size), str(st.st_ino))
-    cached = cache_file("config", *key, suffix=".marshal")
+    cached = cache_name("config", *key, suffix=".marshal")
     try:
-        result = marshal.loads(cached.read_bytes())
+        with open(cached, "rb") as handle:
+            result = marshal.loads(handle.read())
         if isinstance(result, dict):
             return result
     except (OSError, ValueError, EOFError, TypeError):
@@ -52,7 +52,7 @@ def read_edn_config(path: Path, use_cache: bool = True) -> dict[str, Any]:
     return result
 
 
-def _parse_edn(path: Path) -> dict[str, Any]:
+def _parse_edn(path: str | os.PathLike[str]) -> dict[str, Any]:
     text = read_text(path, "Logseq config", ConfigError)
     if text is None:
         raise ConfigError(f"{path}: missing")

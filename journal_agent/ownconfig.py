@@ -20,8 +20,8 @@ bad one is refused with its name and the file (`ConfigError`).
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 from .errors import ConfigError
 from .files import read_text
@@ -48,9 +48,9 @@ class OwnConfig(NamedTuple):
     frontier: str | None = None  # the title of the person's frontier page (read, never written)
 
 
-def read_own_config(root: Path) -> OwnConfig:
+def read_own_config(root: str | os.PathLike[str]) -> OwnConfig:
     """The vault's own config, validated; `ConfigError` names the setting and the file."""
-    path = root / OWN_CONFIG
+    path = os.path.join(root, OWN_CONFIG)
     text = read_text(path, OWN_CONFIG, ConfigError)
     if text is None:
         return OwnConfig()
@@ -65,7 +65,7 @@ def read_own_config(root: Path) -> OwnConfig:
     return _validate(data, path)
 
 
-def _validate(data: dict[str, Any], path: Path) -> OwnConfig:
+def _validate(data: dict[str, Any], path: str) -> OwnConfig:
     for key in data:
         if key == "ledger":
             raise ConfigError(
@@ -107,7 +107,7 @@ def _validate(data: dict[str, Any], path: Path) -> OwnConfig:
     )
 
 
-def _string(table: dict[str, Any], key: str, path: Path) -> str | None:
+def _string(table: dict[str, Any], key: str, path: str) -> str | None:
     value = table.get(key)
     if value is not None and (not isinstance(value, str) or not value.strip()):
         raise ConfigError(f"{path}: {key} must be a non-empty string, not {value!r}")

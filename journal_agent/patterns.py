@@ -104,7 +104,6 @@ def _write() -> None:
     """Add what this run compiled to the cache file (at exit, once); a file that cannot be
     written only costs the compiling next time."""
     import marshal
-    from pathlib import Path
 
     from .cachedir import write_atomic
 
@@ -113,19 +112,18 @@ def _write() -> None:
         data = marshal.dumps(kept if len(kept) <= MAX_KEPT else _NEW)
     except ValueError:  # not marshallable after all: not kept
         return
-    write_atomic(Path(_path()), data)
+    write_atomic(_path(), data)
 
 
 def _internals() -> tuple[Any, ...]:
-    """`_sre` and `re`'s parser and compiler, on CPython; else nothing (`regex` compiles)."""
-    from importlib import import_module
-
+    """`_sre` and `re`'s parser and compiler, on CPython; else nothing (`regex` compiles).
+    Imported by `__import__`: `importlib` imports `warnings`, which nothing else here needs."""
     if sys.implementation.name != "cpython":
         return ()
     new = sys.version_info >= (3, 11)
     try:
         return tuple(
-            import_module(name)
+            __import__(name) and sys.modules[name]
             for name in (
                 "_sre",
                 *(("re._parser", "re._compiler") if new else ("sre_parse", "sre_compile")),

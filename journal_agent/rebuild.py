@@ -55,7 +55,7 @@ def warm_up(vault: Vault, build: Callable[[], object]) -> None:
 
             try:  # the child inherits the locked file: the lock is its until it exits
                 subprocess.Popen(
-                    own_module("journal_agent.rebuild", os.path.abspath(vault.root)),
+                    own_module("journal_agent.rebuild", os.path.abspath(vault.where)),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

@@ -497,7 +497,7 @@ def summary_path(vault: Vault) -> str:
     """Where the summary of ``vault`` is cached (its side file beside it, `sidecar`)."""
     from .cachedir import cache_name
 
-    return cache_name("index", os.path.realpath(vault.root), suffix=".summary")
+    return cache_name("index", os.path.realpath(vault.where), suffix=".summary")
 
 
 #: The summary the warm path (`quick`) read moments ago in this process, handed on with the

@@ -160,7 +160,7 @@ def _guard(vault: Vault, fingerprint: str, excluded: str, was: dict[str, Any]) -
     from .flavors import SETTINGS_FILES
     from .walk import probe
 
-    root = os.path.realpath(vault.root)
+    root = os.path.realpath(vault.where)
     return {
         "root": root,
         "version": __version__,

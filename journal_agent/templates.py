@@ -79,7 +79,7 @@ def _template_file(vault: Vault, rel: str) -> str:
     from .walk import page_files
     from .wiki_pages import WikiPages
 
-    notes = page_files(str(vault.root), (".md",), (), (), [], stat=False)
+    notes = page_files(vault.where, (".md",), (), (), [], stat=False)
     pages = [Page(n[0].rsplit("/", 1)[-1][:-3], n[0]) for n in notes]
     found = WikiPages(pages, vault.flavor).resolve(rel, "")
     return found.path if found is not None and found.path else exact

@@ -12,7 +12,6 @@ import datetime as dt
 import os
 import stat
 from functools import cached_property
-from pathlib import Path, PurePosixPath
 
 from .dates import DateFormat
 from .errors import BadDateFormat, NotAVault, UnreadablePage, VaultNotFound
@@ -27,6 +26,8 @@ from .walk import page_files
 
 TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .backends.base import JournalPage
     from .walk import Stat
 
@@ -46,16 +47,18 @@ class PageFile(NamedTuple):
 
 
 class Vault:
-    """An opened vault: its root, flavor and settings."""
+    """An opened vault: its root, flavor and settings. The root is kept as a string (`where`)
+    and made a `Path` only when asked for: opening a vault for a query after an edit must not
+    import `pathlib` (and `urllib.parse`, `ipaddress`: 2 ms of every such query)."""
 
     def __init__(
         self,
-        root: Path,
+        root: str | os.PathLike[str],
         flavor: Flavor,
         settings: Settings,
         own_config: OwnConfig | None = None,
     ) -> None:
-        self.root = root
+        self.where = os.fspath(root)
         self.flavor = flavor
         self.settings = settings
         self.own_config = own_config or OwnConfig()  # the vault's .journal-agent.toml
@@ -65,7 +68,12 @@ class Vault:
         self._check_journal_format()
 
     def __repr__(self) -> str:
-        return f"Vault({str(self.root)!r}, flavor={self.flavor.name!r})"
+        return f"Vault({self.where!r}, flavor={self.flavor.name!r})"
+
+    @cached_property
+    def root(self) -> Path:
+        """The vault's folder."""
+        return _path(self.where)
 
     @cached_property
     def excluded(self) -> frozenset[str]:
@@ -151,7 +159,9 @@ class Vault:
         """The page title of ``day``'s journal, as links to it are written."""
         if self.title_format is not None:
             return self.title_format.format(day)
-        return PurePosixPath(self.journal_rel(day)).stem
+        name = self.journal_rel(day).rpartition("/")[2]
+        stem, dot, suffix = name.rpartition(".")
+        return stem if dot and stem and suffix else name  # `PurePath.stem`
 
     def date_of(self, rel: str) -> dt.date | None:
         """The day a vault-relative file is the journal of, or None if it is not a journal: a
@@ -196,13 +206,13 @@ class Vault:
         settings = self.settings
         found = warnings if warnings is not None else []
         rules = (settings.extensions, settings.hidden, settings.skipped)
-        return page_files(str(self.root), *rules, found)
+        return page_files(self.where, *rules, found)
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
         s = self.settings
         rules = (s.extensions, s.hidden, s.skipped)
-        return [f[0] for f in page_files(str(self.root), *rules, [], False)]
+        return [f[0] for f in page_files(self.where, *rules, [], False)]
 
     def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
         """A page file's title and its day if it is a journal page. ``title``: the one its own
@@ -276,7 +286,7 @@ class Vault:
     @cached_property
     def _prefix(self) -> str:
         """The root as the string a listed file's path follows (``root/``)."""
-        return os.path.join(os.fspath(self.root), "")
+        return os.path.join(self.where, "")
 
     def scan_text(self, text: str, bom: bool) -> Outline:
         """Scan a page's decoded text with this vault's syntax and settings."""
@@ -377,17 +387,30 @@ def configured_root(path: str | os.PathLike[str] | None = None) -> Path | None:
     """The vault path as the person named it (``path``, else ``$JOURNAL_AGENT_VAULT``, else their
     config file), neither resolved nor checked; None if they named none. Bullets for a vault that
     cannot be opened (unmounted, read-only) are kept under this name until it can."""
+    named = _named_root(path)
+    return None if named is None else _path(named)
+
+
+def _named_root(path: str | os.PathLike[str] | None) -> str | None:
+    """`configured_root` as a string, ``~`` expanded."""
     raw = path if path is not None else os.environ.get(ENV_VAR)
     if raw is None or str(raw) == "":
         from .userconfig import user_setting
 
         raw = user_setting("vault")
-    return Path(raw).expanduser() if raw else None
+    return os.path.expanduser(os.fspath(raw)) if raw else None
 
 
-def _find_root(path: str | os.PathLike[str] | None) -> Path:
-    root = configured_root(path)
-    if root is None:
+def _path(named: str) -> Path:
+    from pathlib import Path  # lazy: see `Vault`
+
+    return Path(named)
+
+
+def _find_root(path: str | os.PathLike[str] | None) -> str:
+    """The vault's folder, resolved (`Vault.where`)."""
+    named = _named_root(path)
+    if named is None:
         from .userconfig import config_path
 
         raise VaultNotFound(
@@ -395,11 +418,11 @@ def _find_root(path: str | os.PathLike[str] | None) -> Path:
             f"{config_path()}"
         )
     try:
-        st = os.stat(root)
+        st = os.stat(named)
     except FileNotFoundError as exc:
-        raise VaultNotFound(f"{root}: no such folder") from exc
+        raise VaultNotFound(f"{_path(named)}: no such folder") from exc
     except OSError as exc:
-        raise VaultNotFound(f"{root}: cannot be opened ({exc.strerror})") from exc
+        raise VaultNotFound(f"{_path(named)}: cannot be opened ({exc.strerror})") from exc
     if not stat.S_ISDIR(st.st_mode):
-        raise VaultNotFound(f"{root}: not a folder")
-    return root.resolve()
+        raise VaultNotFound(f"{_path(named)}: not a folder")
+    return os.path.realpath(named)

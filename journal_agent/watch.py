@@ -263,7 +263,7 @@ class Watcher:
 
         handler = events.FileSystemEventHandler()
         handler.on_any_event = self._on_event  # type: ignore[method-assign]
-        root = str(self.vault.root)
+        root = self.vault.where
         if not self.poll:
             # Changes only: reads (ours, a search tool's, a backup's) would flood the queue.
             changes: list[type[events.FileSystemEvent]] = [
@@ -335,7 +335,7 @@ class Watcher:
         where that lists it right (`walk.relisted`), else a full one."""
         if self._listing is not None and self._plain:
             s = self.vault.settings
-            root = str(self.vault.root)
+            root = self.vault.where
             rules = (s.extensions, s.hidden, s.skipped)
             files = relisted(root, *rules, self._listing[0], changed)
             if files is not None:
@@ -351,7 +351,7 @@ class Watcher:
         said: list[str] = []
         links: list[str] = []
         rules = (s.extensions, s.hidden, s.skipped)
-        files = page_files(str(self.vault.root), *rules, said, links=links)
+        files = page_files(self.vault.where, *rules, said, links=links)
         self._listing = (files, said)
         self._plain = not said and not links and sys.platform == "linux"
         if self._plain:

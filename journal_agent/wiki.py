@@ -11,7 +11,6 @@ Code (inline, fenced, indented), math (``$…$``, ``$$…$$``) and comments (``%
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 
 from .outline import Block, Builder, Outline, Ref, close_outline, preamble, trim_end
 from .patterns import regex
@@ -149,7 +148,11 @@ def _markdown_link_target(dest: str) -> str | None:
     dest = _ESCAPED.sub(r"\1", dest)
     if _SCHEME_RE.match(dest):
         return None
-    path = unquote(dest.split("#", 1)[0])
+    path = dest.split("#", 1)[0]
+    if "%" in path:  # `unquote` changes nothing else: its module (and `ipaddress`) only then
+        from urllib.parse import unquote
+
+        path = unquote(path)
     while path.startswith("./"):
         path = path[2:]
     if path.lower().endswith(".md"):
