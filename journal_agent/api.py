@@ -315,6 +315,9 @@ class Query(NamedTuple):
                 found = derive(known, self.as_of, self.days)
                 entries = topic_timeline(found, self.as_of)
                 return TimelineResult(found, entries, list(summary.warnings))
+            from .summary_topics import refuse_unknown
+
+            refuse_unknown(self.vault, summary, topic)  # a typo, as `status`
         graph = self.graph(only=topic)
         found = derive(graph.topic(topic), self.as_of, self.days)
         return TimelineResult(found, topic_timeline(found, self.as_of), list(graph.index.warnings))
@@ -412,6 +415,9 @@ def status(
             found = summary.topic(i, q.as_of, q.days)
             found.warnings = list(summary.warnings)
             return found
+        from .summary_topics import refuse_unknown
+
+        refuse_unknown(q.vault, summary, topic)  # a typo: no graph to refuse it
     graph = q.graph(only=topic)
     found = derive(graph.topic(topic), q.as_of, q.days)
     found.warnings = list(graph.index.warnings)

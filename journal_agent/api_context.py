@@ -123,12 +123,10 @@ class _Lookup:
         return page.title if page is not None and page.date is None else None
 
     def refuse(self, name: str) -> None:
-        from .errors import PageNotFound
+        from .errors import not_a_page
 
         self.page(name)
-        hint = self._registry.suggest(name)
-        more = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
-        raise PageNotFound(f"{name!r} is not a topic of this vault{more}")
+        raise not_a_page(name, self._registry.suggest(name), "topic")
 
 
 def _frontier(q: Query, found: Summary, pages: _Lookup, at: int | None) -> Any:

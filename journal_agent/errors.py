@@ -133,6 +133,12 @@ class PageNotFound(Refused):
     """A topic named by the user is not a page of the vault."""
 
 
+def not_a_page(name: str, hint: list[str], what: str = "page") -> PageNotFound:
+    """The refusal of a topic name no page answers to, offering the closest names (``hint``)."""
+    more = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
+    return PageNotFound(f"{name!r} is not a {what} of this vault{more}")
+
+
 class AmbiguousPage(PageNotFound):
     """A topic name that several pages answer to (Obsidian notes of one name in different
     folders): the message lists their paths, one of which names the topic."""

@@ -29,7 +29,7 @@ from operator import itemgetter
 
 from .derived import DEFAULT_DAYS as DEFAULT_DAYS
 from .derived import lowered, recency, status_object, status_of
-from .errors import AmbiguousPage, PageNotFound
+from .errors import AmbiguousPage, not_a_page
 from .index import Index, load_index, paused_gc
 from .records import NamedTuple, Record
 from .registry import Page, PageRegistry, build_registry
@@ -200,9 +200,7 @@ class Graph:
         page = self.page_named(name)
         topic = self.topics.get(self.registry.identity(page)) if page else None
         if topic is None:
-            hint = self.registry.suggest(name)
-            more = f" (did you mean {', '.join(repr(s) for s in hint)}?)" if hint else ""
-            raise PageNotFound(f"{name!r} is not a page of this vault{more}")
+            raise not_a_page(name, self.registry.suggest(name))
         return topic
 
     def listed(self, all_pages: bool = False) -> list[Topic]:

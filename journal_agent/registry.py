@@ -192,20 +192,25 @@ class PageRegistry:
 
     def suggest(self, name: str, limit: int = 3) -> list[str]:
         """The existing names closest to ``name`` (to offer instead of an unknown one)."""
-        from rapidfuzz import fuzz, process, utils  # lazy: only refusals need it
+        return closest(name, self.suggestible(), limit)
 
-        # Plain edit-distance similarity: WRatio's partial matching offers "Nov 10th, 2026"
-        # for "Nope". Journal titles are left out: an agent that means a day writes the date.
-        names = [n for n in self.names() if (p := self.resolve(n)) is None or p.date is None]
-        found = process.extract(
-            name,
-            names,
-            scorer=fuzz.ratio,
-            processor=utils.default_process,
-            limit=limit,
-            score_cutoff=60,
-        )
-        return [match for match, _score, _index in found]
+    def suggestible(self) -> list[str]:
+        """What `suggest` offers from, each name once, sorted (ties go to the first): journal
+        titles left out, as an agent that means a day writes the date. The status summary keeps
+        them (`Summary.suggested`), so that it refuses an unknown name as the graph would."""
+        return sorted({n for n in self.names() if (p := self.resolve(n)) is None or p.date is None})
+
+
+def closest(name: str, names: list[str], limit: int = 3) -> list[str]:
+    """Those of ``names`` spelled closest to ``name``, best first, ties in their order. Plain
+    edit-distance similarity: WRatio's partial matching offers "Nov 10th, 2026" for "Nope"."""
+    from rapidfuzz import fuzz, process, utils  # lazy: only refusals need it
+
+    scorer, processor = fuzz.ratio, utils.default_process
+    found = process.extract(
+        name, names, scorer=scorer, processor=processor, limit=limit, score_cutoff=60
+    )
+    return [match for match, _score, _index in found]
 
 
 def build_registry(index: Index) -> PageRegistry:

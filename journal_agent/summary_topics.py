@@ -22,6 +22,8 @@ import unicodedata
 from array import array
 from collections import Counter
 from collections.abc import Callable
+from itertools import compress
+from operator import not_
 
 from .facts import PageFacts
 from .flavors import joined_keys, page_keys
@@ -29,6 +31,10 @@ from .packed import fold
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary
 from .vault import Vault
+
+TYPE_CHECKING = False  # not typing's: see `records`
+if TYPE_CHECKING:
+    from .queries import Graph, Topic
 
 
 def new_names(
@@ -99,6 +105,69 @@ def new_names(
             side.targets.set("", spelling, (p,))
         side.titled[p] = titled[k]
     return summary
+
+
+def refuse_unknown(vault: Vault, summary: Summary, name: str) -> None:
+    """Raise the graph's refusal of a topic name that no page of the vault has, with the names
+    closest to it, where the summary and its side file tell so for certain: a Logseq name that
+    reads as no day and is no topic's title, no alias, no excluded page, and no name a file uses
+    as written (`new_names` takes such a name for a new page); else return, and the graph
+    answers. Loading the graph to refuse a typo took 2 s at 100,000 pages."""
+    from .errors import not_a_page
+    from .registry import closest
+    from .sidecar import load_side
+    from .summary import summary_path
+
+    days = vault.journal_names
+    if vault.flavor.resolution != "logseq" or "/" in name or (days and days.day_of(name)):
+        return
+    key = vault.flavor.page_key(name)
+    if not key or key in vault.excluded or not _titles_read_as_days(vault):
+        return
+    side = load_side(summary_path(vault))
+    if side is None or side.stamp != summary.stamp or key in side.aliases:
+        return
+    if side.targets.get("", name) is None and _Titles(vault, summary).get(key) is None:
+        raise not_a_page(name, closest(name, suggestible(summary)))
+
+
+def suggestible(summary: Summary) -> list[str]:
+    """`PageRegistry.suggestible` of the graph the summary was made of: the titles of the
+    topics listed by default and the other names it keeps (`Summary.suggested`), sorted. A patch
+    that changes what a rebuild would offer otherwise than by a topic that comes or goes (an
+    alias, a title another page shares) is no patch: the summary is rebuilt."""
+    return sorted({*compress(summary.titles, map(not_, summary.extra)), *summary.suggested})
+
+
+def name_tables(
+    graph: Graph, listed: list[Topic]
+) -> tuple[dict[str, int], dict[str, int], list[str]]:
+    """The name tables of a summary built from ``graph``: each listed topic's title, aliases
+    and path, by query key, -> what `Graph.page_named` makes of it (which depends on nothing
+    else of the name); the same by those names; and the names the graph offers for one it does
+    not know (`PageRegistry.suggestible`) other than the titles of the topics listed by default
+    (aliases, excluded pages: `refuse_unknown` offers those titles and these)."""
+    from .errors import AmbiguousPage
+
+    registry = graph.registry
+    where = {registry.identity(t.page): i for i, t in enumerate(listed)}
+    names: dict[str, int] = {}
+    keys: dict[str, str] = {}
+    for topic in listed:
+        page = topic.page
+        for name in (page.title, *page.aliases, *((page.path,) if page.path else ())):
+            key = keys[name] = registry.query_key(name)
+            if key in names:
+                continue
+            try:
+                found = graph.page_named(name)
+            except AmbiguousPage:
+                found = None
+            names[key] = where.get(registry.identity(found), -1) if found else -1
+    spelled = {name: names[key] for name, key in keys.items() if names[key] >= 0}
+    titled = {t.page.title for t in listed if t.page.listed()}
+    suggested = [n for n in registry.suggestible() if n not in titled]
+    return {key: i for key, i in names.items() if i >= 0}, spelled, suggested  # the rest: graph
 
 
 def _titles_read_as_days(vault: Vault) -> bool:

@@ -6,7 +6,8 @@ undated mentions of the few files the summary's side file names (`backlinks`); a
 summary does not know for certain (ambiguous, a journal or unlisted page, a spelling it never
 saw) falls back to the graph. For every page of every fixture vault, under every spelling we
 can think of, before and after edits that patch the summary, the answer (or the refusal) must
-be the graph's.
+be the graph's. A Logseq name that no page has is refused from the summary too, with the names
+the graph would offer (`summary_topics.refuse_unknown`).
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ RULES = sorted((ROOT / "tests" / "vaults" / "obsidian_rules").iterdir())
 
 
 def spellings(root: Path) -> list[str]:
-    """Every page's title, aliases and path, in other cases and with odd edges, and a few
-    names no page has."""
+    """Every page's title, aliases and path, in other cases, with odd edges and mistyped,
+    and a few names no page has."""
     registry, _ = load_registry(open_vault(root), use_cache=False)
     names: list[str] = ["Nope", "", "pages/", "2026-11-29", "Nov 29th, 2026"]
     for page in registry:
         for name in (page.title, *page.aliases, *((page.path,) if page.path else ())):
             names += [name, name.lower(), name.upper(), f"/{name}", f"{name}.md", f" {name}"]
+            names += [name[1:], f"{name[:-1]}q"]  # typos: what a refusal offers instead
     return list(dict.fromkeys(names))
 
 
@@ -74,7 +76,7 @@ def test_lookups_from_the_summary_are_the_graphs(
     mention_itself(root)
     api.topics(vault=root, as_of=AS_OF)  # the summary, cached
     monkeypatch.setattr(queries.Graph, "__init__", counted)
-    found = 0
+    found = refused = 0
     for round_ in range(3):
         names = spellings(root)
         summary = Query.of(root, AS_OF, None, True).summary()
@@ -85,12 +87,15 @@ def test_lookups_from_the_summary_are_the_graphs(
             if summary.find(key(name)) is not None:  # known for certain: no graph was needed
                 assert not graphs, name
                 found += 1
+            elif warm[0] == "PageNotFound" and not graphs:  # no page has it (`refuse_unknown`)
+                refused += 1
             assert warm == answer(root, name, False), name
         if round_ == 0:
             edit_some(root)
         elif round_ == 1:
             come_and_go(root)
     assert found > 0
+    assert refused > 0 if fixture == "logseq_vault" else not refused  # Logseq's names only
 
 
 def mention_itself(root: Path) -> None:

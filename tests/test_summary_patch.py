@@ -22,6 +22,7 @@ from journal_agent.api import Query
 from journal_agent.queries import Graph, vault_graph
 from journal_agent.summary import Summary, read, summary_path
 from journal_agent.summary_current import current
+from journal_agent.summary_topics import suggestible
 
 from .conftest import ROOT, copy_vault
 from .test_context import AS_OF, TOPICS, rich_vault
@@ -112,6 +113,7 @@ def rebuilt(root: Path) -> Summary:
         return graphs[-1]
 
     s = current(q.vault, use_cache=False, exclude=q.vault.excluded, build=build)
+    assert suggestible(s) == graphs[0].registry.suggestible()  # a refusal offers the graph's
     listed = graphs[0].listed(all_pages=True)  # in the summary's order
     UNDATED[id(s)] = (s, [sum(b.date is None for b in t.backlinks) for t in listed])
     return s
@@ -1125,11 +1127,12 @@ def test_a_new_days_page_with_a_new_property_key_is_rebuilt(tmp_path: Path, spy:
 
 
 def assert_as_rebuilt(found: Summary, root: Path) -> None:
-    """The topics, their mentions, the names a query finds them by and the listing `topics`
-    answers (in its order) are a rebuild's."""
+    """The topics, their mentions, the names a query finds them by (and those a refusal
+    offers) and the listing `topics` answers (in its order) are a rebuild's."""
     again = rebuilt(root)
     assert columns(found) == columns(again)
     assert names(found) == names(again)
+    assert suggestible(found) == suggestible(again)
     assert listing(found) == listing(again)
 
 
