@@ -195,22 +195,25 @@ class PageRegistry:
         return closest(name, self.suggestible(), limit)
 
     def suggestible(self) -> list[str]:
-        """What `suggest` offers from, each name once, sorted (ties go to the first): journal
-        titles left out, as an agent that means a day writes the date. The status summary keeps
-        them (`Summary.suggested`), so that it refuses an unknown name as the graph would."""
+        """What `suggest` offers from, sorted, each once: journal titles left out, as an agent
+        that means a day writes the date. The status summary keeps them (`Summary.suggested`),
+        so that it refuses an unknown name as the graph would."""
         return sorted({n for n in self.names() if (p := self.resolve(n)) is None or p.date is None})
 
 
-def closest(name: str, names: list[str], limit: int = 3) -> list[str]:
-    """Those of ``names`` spelled closest to ``name``, best first, ties in their order. Plain
+def closest(name: str, names: Iterable[str], limit: int = 3) -> list[str]:
+    """Those of ``names`` spelled closest to ``name``, best first, ties by name: whatever order
+    ``names`` come in (the summary keeps them in another than the registry's). Plain
     edit-distance similarity: WRatio's partial matching offers "Nov 10th, 2026" for "Nope"."""
     from rapidfuzz import fuzz, process, utils  # lazy: only refusals need it
 
     scorer, processor = fuzz.ratio, utils.default_process
     found = process.extract(
-        name, names, scorer=scorer, processor=processor, limit=limit, score_cutoff=60
+        name, names, scorer=scorer, processor=processor, limit=None, score_cutoff=60
     )
-    return [match for match, _score, _index in found]
+    return [
+        match for _score, match in sorted({(-score, match) for match, score, _ in found})[:limit]
+    ]
 
 
 def build_registry(index: Index) -> PageRegistry:

@@ -131,12 +131,12 @@ def refuse_unknown(vault: Vault, summary: Summary, name: str) -> None:
         raise not_a_page(name, closest(name, suggestible(summary)))
 
 
-def suggestible(summary: Summary) -> list[str]:
+def suggestible(summary: Summary) -> set[str]:
     """`PageRegistry.suggestible` of the graph the summary was made of: the titles of the
-    topics listed by default and the other names it keeps (`Summary.suggested`), sorted. A patch
-    that changes what a rebuild would offer otherwise than by a topic that comes or goes (an
-    alias, a title another page shares) is no patch: the summary is rebuilt."""
-    return sorted({*compress(summary.titles, map(not_, summary.extra)), *summary.suggested})
+    topics listed by default and the other names it keeps (`Summary.suggested`). A patch that
+    changes what a rebuild would offer otherwise than by a topic that comes or goes (an alias,
+    a title another page shares) is no patch: the summary is rebuilt."""
+    return {*compress(summary.titles, map(not_, summary.extra)), *summary.suggested}
 
 
 def name_tables(

@@ -8,7 +8,7 @@ import pytest
 
 from journal_agent import BadPageName, load_registry, open_vault
 from journal_agent.flavors import LogseqFlavor, ObsidianFlavor, Settings
-from journal_agent.registry import Page
+from journal_agent.registry import Page, closest
 from journal_agent.wiki_pages import WikiPages
 
 from .conftest import FIXTURE_VAULTS, SAMPLE_VAULT
@@ -150,3 +150,20 @@ def test_markdown_resolution() -> None:
     assert registry.resolve("2026-11-28") is not None
     topic = registry.resolve("topic")
     assert topic is not None and topic.aliases == ["Topic Alias"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_closest_names_do_not_depend_on_their_order(seed: int) -> None:
+    """The names offered for an unknown one are the same from the registry's list and from the
+    summary's (`Summary.suggested`, in another order): best first, ties by name, each once."""
+    import random
+
+    rng = random.Random(seed)
+    stems = ["Atlas Migration", "Alias Migration", "Atlas Migrations", "Atlas", "Gateway"]
+    names = [rng.choice(stems) + rng.choice(["", " 2", " X", "s"]) for _ in range(40)]
+    for typo in ("Atlas Migratoin", "Atlas Migration", "Alias", "Gateway 3", "Nope"):
+        found = closest(typo, names)
+        shuffled = names[:]
+        rng.shuffle(shuffled)
+        assert found == closest(typo, shuffled) == closest(typo, set(names))
+        assert len(found) == len(set(found)) <= 3

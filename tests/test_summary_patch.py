@@ -113,7 +113,7 @@ def rebuilt(root: Path) -> Summary:
         return graphs[-1]
 
     s = current(q.vault, use_cache=False, exclude=q.vault.excluded, build=build)
-    assert suggestible(s) == graphs[0].registry.suggestible()  # a refusal offers the graph's
+    assert suggestible(s) == set(graphs[0].registry.suggestible())  # a refusal offers the graph's
     listed = graphs[0].listed(all_pages=True)  # in the summary's order
     UNDATED[id(s)] = (s, [sum(b.date is None for b in t.backlinks) for t in listed])
     return s
