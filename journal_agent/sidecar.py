@@ -217,7 +217,9 @@ class Sidecar(Record):
         blocks: list[bytes],  # `walk.blocks` of them: which blocks of files changed (`stats_now`)
         targets: Targets,  # where each name as written lands
         by_folder: bool,
-        aliases: frozenset[str],  # the keys of every alias name (a title that is one is ambiguous)
+        #: the keys of every alias (a title that is one is ambiguous) and, in Logseq, of every
+        #: page that declares one (a name of such a page lands on its whole alias group)
+        aliases: frozenset[str],
         #: topics without a file (they exist by being referenced, or are built in) -> the file
         #: whose spelling titles them: the first, in listing order, that names them ("" if none)
         titled: dict[int, str],
@@ -420,6 +422,9 @@ def remember(
                 per = undated.setdefault(b.path, {})
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
+    aliases = {registry.key(a) for p in registry for a in p.aliases}
+    if not registry.wiki:  # Logseq: a name of a page with aliases lands on its alias group
+        aliases.update(registry.key(p.title) for p in registry if p.aliases)
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
     titled = {  # the first file, in listing (path) order, to name a page without a file
         i: min((b.path for b in topic.backlinks), default="")
@@ -448,7 +453,7 @@ def remember(
         walk.blocks(files),
         Targets(targets),
         registry.wiki,
-        frozenset(registry.key(a) for p in registry for a in p.aliases),
+        frozenset(aliases),
         titled,
         marked,
         meta,

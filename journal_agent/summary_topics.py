@@ -66,7 +66,7 @@ def new_names(
             if side.targets.get(folder, target) is not None:
                 continue
             titles = titles or _Titles(vault, summary)
-            found = _by_title(vault, target, titles, side)
+            found = _by_title(vault, target, titles, side, summary)
             if found is not None:
                 side.targets.set(folder, target, found)
                 continue
@@ -77,10 +77,12 @@ def new_names(
                         key(p.rpartition("/")[2].rpartition(".")[0]) for p in summary.paths if p
                     }
                 last = k.removesuffix(".md").rpartition("/")[2]
-                if "%" in k or last in stems:
-                    return None
+                if "%" in k or not last or last in stems:
+                    return None  # ``[[/Note/]]`` is a link to Note too
                 side.targets.set(folder, target, ())
-            elif vault.journal_names and vault.journal_names.day_of(target):
+            elif vault.journal_names and (day := vault.journal_names.day_of(target)):
+                if key(vault.journal_names.journal_title(day)) in side.aliases:
+                    return None  # the day's journal page has aliases: it lands on them
                 side.targets.set("", target, ())  # the day's journal: no topic
             else:
                 taken = titles.get(k) is not None or k in side.aliases or k in exclude
@@ -225,6 +227,8 @@ def add_page(
     key = vault.flavor.page_key
     if facts.date is not None or facts.aliases or not meta_keys(facts, vault.flavor) <= side.meta:
         return None
+    if facts.title != facts.title.strip() or _journal_named(vault, facts.title):
+        return None  # as `_by_title`: a name the graph may resolve otherwise
     if key(facts.title) in exclude or named(vault, side, summary, [(rel, facts.title)]):
         return None
     per_topic = landing(side, summary, rel, facts)
@@ -376,11 +380,28 @@ class _Titles:
         return -1 if joined.find(needle, at + 1) >= 0 else joined.count("\x00", 0, at)
 
 
-def _by_title(vault: Vault, name: str, titles: _Titles, side: Sidecar) -> tuple[int, ...] | None:
+def _by_title(
+    vault: Vault, name: str, titles: _Titles, side: Sidecar, summary: Summary
+) -> tuple[int, ...] | None:
     """The topic a name not seen when the summary was built lands on, when that is certain: it
-    is one topic's own title, no alias of any page, and names no namespace or path."""
-    if "/" in name or name.lower().endswith((".md", ".markdown")):
+    is one topic's own title, of no page with aliases (nor one), and names no namespace or path;
+    neither it nor the title starts or ends with a space, and in Obsidian and plain Markdown no
+    journal page may share the name."""
+    if "/" in name or name.lower().endswith((".md", ".markdown")) or name != name.strip():
         return None
     key = vault.flavor.page_key(name)
     i = titles.get(key)
-    return None if i is None or i < 0 or key in side.aliases else (i,)
+    if i is None or i < 0 or key in side.aliases or _journal_named(vault, name):
+        return None
+    title = summary.title(i)
+    return (i,) if title == title.strip() else None
+
+
+def _journal_named(vault: Vault, name: str) -> bool:
+    """Whether, in Obsidian or plain Markdown, a journal page may be called ``name``: a note
+    of that name shares it with the day's journal page (no topic), and the link resolves as
+    the graph says, not as the summary guesses."""
+    if vault.flavor.resolution == "logseq":
+        return False  # there a name that reads as a date is the day's journal page's
+    folder = vault.settings.journal_dir
+    return vault.date_of(f"{folder}/{name}.md" if folder else f"{name}.md") is not None

@@ -962,6 +962,86 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
     assert "side quest" in again.titles
 
 
+#: Changes whose names the graph resolves otherwise than a patch would guess (found by
+#: fuzzing): a flavor, the vault's files, then one file written.
+RESOLVED_OTHERWISE = {
+    "a new spelling of a page that declares an alias (its alias has a file)": (
+        "logseq",
+        {
+            "pages/Atlas Migration.md": "alias:: Project Atlas\n\n- moving\n",
+            "pages/Project Atlas.md": "- the old page\n",
+            "journals/2026_11_27.md": "- about [[Atlas Migration]]\n",
+            "journals/2026_11_28.md": "- a day\n",
+        },
+        ("journals/2026_11_28.md", "- a day\n- more on [[atlas migration]]\n"),
+    ),
+    "the date of a journal page that declares an alias": (
+        "logseq",
+        {
+            "journals/2026_11_20.md": "alias:: Big Day\n\n- notes\n",
+            "journals/2026_11_28.md": "- a day\n",
+            "pages/Big Day.md": "- the big day\n",
+        },
+        ("journals/2026_11_28.md", "- a day\n- remember [[Nov 20th, 2026]]\n"),
+    ),
+    "a link with slashes at its ends": (
+        "markdown",
+        {"Slashed.md": "- a note\n", "journals/2026-11-28.md": "- a day\n"},
+        ("journals/2026-11-28.md", "- a day\n- see [[/Slashed/]]\n"),
+    ),
+    "a link to a note named like a journal page": (
+        "markdown",
+        {
+            "journals/2026-11-20.md": "- that day\n",
+            "journals/2026-11-28.md": "- a day\n",
+            "notes/2026-11-20.md": "- a note named like a day\n",
+        },
+        ("journals/2026-11-28.md", "- a day\n- back to [[2026-11-20]]\n"),
+    ),
+    "a new note named like a journal page": (
+        "obsidian",
+        {"Daily/2026/11/2026-11-20.md": "- that day\n", "Notes/Other.md": "- x\n"},
+        ("Notes/2026-11-20.md", "- a note named like a day\n"),
+    ),
+    "a link to a note whose name starts with a space": (
+        "markdown",
+        {"journals/2026-11-28.md": "- a day\n", "notes/ Z 8.md": "- a note\n"},
+        ("journals/2026-11-28.md", "- a day\n- see [[ Z 8]]\n"),
+    ),
+    "a new note whose name starts with a space": (
+        "obsidian",
+        {"Notes/Other.md": "- x\n"},
+        ("People/ Side Quest.md", "- a note\n"),
+    ),
+}
+CONFIG = {
+    "logseq": ("logseq/config.edn", "{:file/name-format :triple-lowbar}"),
+    "obsidian": (".obsidian/daily-notes.json", '{"folder": "Daily"}'),
+    "markdown": ("journals/.keep.txt", ""),  # a journals/ folder: a plain-Markdown vault
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESOLVED_OTHERWISE))
+def test_names_the_graph_resolves_otherwise_are_as_a_rebuild_says(
+    tmp_path: Path, spy: list[Any], case: str
+) -> None:
+    """Alias groups (a page that declares aliases, the day of a journal page that does), names
+    a journal page may share with a note, names with spaces or slashes at their ends: the
+    summary after the change is a rebuild's, not a patch's guess."""
+    flavor, files, (changed, text) = RESOLVED_OTHERWISE[case]
+    root = tmp_path / "v"
+    for rel, content in [CONFIG[flavor], *files.items()]:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(content)
+    backdate_all(root)
+    assert Query.of(root, AS_OF, None, True).vault.flavor.name == flavor
+    cached(root)
+    (root / changed).parent.mkdir(parents=True, exist_ok=True)
+    (root / changed).write_text(text)
+    backdate(root / changed)
+    assert_as_rebuilt(cached(root), root)
+
+
 def test_a_journal_that_starts_using_a_page_as_a_property_is_rebuilt(
     tmp_path: Path, spy: list[Any]
 ) -> None:
