@@ -15,13 +15,15 @@ the answer (`rebuild.warm_up`, in a background process), and every later query u
 The answer is exactly the full graph's (tests/test_firstpass.py compares them). What an ordinary
 page's body could still change, and how it is kept exact, by scanning such a page in full:
 
-* a page whose head cannot be cut from its body (front matter, a code fence or a ``#+`` line
-  before the first block, an org page) or whose title reads as a date (its mentions are dated);
-* Logseq makes a page of every property key, task marker and priority, and `stale` leaves those
-  out: a body whose possible keys (a superset, `_meta_candidates`) name a page that only the
-  scanned pages name is scanned;
+* a page whose head cannot be cut from its body (front matter, anything but ``key:: value``
+  lines before the first block: a ``- `` inside an HTML block, a drawer or a fence is no block;
+  an org page) or whose title reads as a date (its mentions are dated);
+* Logseq makes a page of every property key (``key::``, and a drawer's ``:key:``), task marker
+  and priority, and `stale` leaves those out: a body whose possible keys (a superset,
+  `_meta_candidates`) name a page that only the scanned pages name is scanned;
 * a page without a file is titled as the first file, in path order, that names it spells it: a
-  page that sorts before a scanned journal page is scanned.
+  page that sorts before a scanned journal page is scanned (a `status` of one that no journal
+  names waits for the full summary: `api.status`).
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
 _NONE: frozenset[str] = frozenset()
 # A priority (`scanner._MARKER`).
 _PRIORITY = regex(r"\[#([!-\\^-~])\]")
+#: A property drawer's first line, in any case, and its ``:key: value`` lines
+#: (`scanner._DRAWER_PROPERTY`; a superset: its ``:PROPERTIES:`` and ``:END:`` too).
+_PROPERTY_DRAWER = regex(r"(?i):properties:")
+_DRAWER_KEY = regex(r"(?m)^[ \t]*:([^\s:]+):")
 #: The task markers that are no built-in page (those are never left out of `stale` for it).
 _MARKERS = tuple(m for m in TASK_MARKERS if m not in BUILT_IN_PAGES)
 
@@ -162,25 +168,23 @@ def _read_one(vault: Vault, file: PageFile) -> Read:
         text, bom = decode(data, file.rel)
         head = _head(vault, file.rel, text)
         if head is not None:
-            facts = head_facts(vault, file.rel, head, bom)
+            end, props = head
+            facts = head_facts(vault, file.rel, props)
             if facts.date is None:
                 logseq = vault.flavor.syntax == "logseq"
-                return facts, _meta_candidates(text[len(head) :]) if logseq else _NONE
+                return facts, _meta_candidates(text[end:]) if logseq else _NONE
         return page_facts(vault, file.rel, vault.parse_page(file.rel, data)), None
     except UnreadablePage as exc:
         return f"{exc}; skipped"
 
 
-def head_facts(vault: Vault, rel: str, head: str, bom: bool) -> PageFacts:
-    """The facts of a page's head (`_head`): its title, aliases, tombstone, and the pages its
-    property keys make (`PageFacts.meta`). A head of plain ``key:: value`` lines is read here:
-    the scanner, made for whole pages, took five times as long (a quarter of the pages of the
-    benchmark vault have a head)."""
-    if not head:  # no page properties: named by its file
+def head_facts(vault: Vault, rel: str, props: dict[str, object]) -> PageFacts:
+    """The facts of a page's head of page properties (`_head`): its title, aliases, tombstone,
+    and the pages its property keys make (`PageFacts.meta`). Its ``key:: value`` lines are read
+    here: the scanner, made for whole pages, took five times as long (a quarter of the pages of
+    the benchmark vault have a head)."""
+    if not props:  # no page properties: named by its file
         return PageFacts(*vault.describe(rel), (), None, (), (), ())
-    props = _head_properties(head)
-    if props is None:
-        return page_facts(vault, rel, vault.scan_text(head, bom), mentions=False)
     meta = vault.flavor.meta_pages(props, None, None, vault.settings)
     return PageFacts(*page_names(vault, rel, props), (), (), (), tuple(dict.fromkeys(meta)))
 
@@ -210,21 +214,24 @@ def _full(vault: Vault, rel: str) -> PageFacts:
     return page_facts(vault, rel, vault.read_page(rel, listed=True))
 
 
-def _head(vault: Vault, rel: str, text: str) -> str | None:
-    """The page's head: the text before its first block (the page properties stand there and
-    only there), or None where it must be scanned whole (a journal folder's page, front matter,
-    a fence or a ``#+`` line before the first block, org-mode)."""
+def _head(vault: Vault, rel: str, text: str) -> tuple[int, dict[str, object]] | None:
+    """Where the page's head ends, and its page properties: the text before its first block
+    (the page properties stand there and only there); None where it must be scanned whole (a
+    journal folder's page, front matter, org-mode, anything but ``key:: value`` lines before
+    the first block: the ``- `` taken for the first block may stand inside an HTML block, a
+    drawer, a fence or a LaTeX environment that runs on to page properties after it)."""
     if text.startswith("---") or _in_journal_folder(vault, rel):
         return None
     if vault.flavor.syntax != "logseq":
-        return ""  # Obsidian and Markdown keep page properties in front matter only
+        return 0, {}  # Obsidian and Markdown keep page properties in front matter only
     if vault.flavor.org_pages and rel.lower().endswith(".org"):
         return None
     if _LOGSEQ_ITEM.match(text):
-        return ""
+        return 0, {}
     found = _NEXT_LOGSEQ_ITEM.search(text)
-    head = text if found is None else text[: found.start()]
-    return None if "```" in head or "~~~" in head or "#+" in head else head
+    end = len(text) if found is None else found.start()
+    props = _head_properties(text[:end])
+    return None if props is None else (end, props)
 
 
 def _in_journal_folder(vault: Vault, rel: str) -> bool:
@@ -236,9 +243,10 @@ def _meta_candidates(body: str) -> frozenset[str]:
     """Every name a Logseq body could make a page of by a property key, a task marker or a
     priority: more than it does (code, keys Logseq drops), never fewer."""
     names: set[str] = set()
-    if "::" in body:
-        keys = {property_key(k) for k in property_keys(body)}
-        names.update(property_page(k) for k in keys if k not in BUILT_IN_PROPERTIES)
+    keys = {property_key(k) for k in property_keys(body)} if "::" in body else set()
+    if _PROPERTY_DRAWER.search(body):  # a search in C: a few milliseconds a cold pass
+        keys.update(property_key(k) for k in _DRAWER_KEY.findall(body))
+    names.update(property_page(k) for k in keys if k not in BUILT_IN_PROPERTIES)
     if "[#" in body:
         names.update(_PRIORITY.findall(body))
     names.update(m for m in _MARKERS if m in body)

@@ -159,10 +159,12 @@ def build_logseq_pages(index: Index) -> LogseqPages:
             title, day = title_of(name)
             origin: PageOrigin = "meta" if key in meta else "reference"
             pages[key] = Page(title, None, date=day, origin=origin)
-    for name in flavor.built_in_pages:
+    for name in flavor.built_in_pages:  # spelled as built in, however a reference spells it
         key = key_of(name)
         page = pages.setdefault(key, Page(name, None, origin="builtin"))
         page.origin = "builtin"
+        if page.path is None:
+            page.title = name
     registry = LogseqPages(pages.values(), flavor, vault.journal_names, links)
     registry._memo = empty._memo  # each name read once: the graph resolves the same names
     return registry

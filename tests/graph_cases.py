@@ -441,4 +441,40 @@ CASES: dict[str, Case] = {
             "journals/2026_11_15.md": "- [[TP]] from a journal\n",
         },
     ),
+    "heads_cut_by_blocks": Case(
+        "An HTML block, a LaTeX environment or a drawer before a page's properties runs over the"
+        " `- ` lines inside it: the properties after it are still the page's (`alias:: Nick`"
+        " makes Nick an alias of Real, and the journal's `[[Nick]]` shows under Real).",
+        {
+            "pages/Real.md": "<div>\n- x\n</div>\nalias:: Nick\n- body\n",
+            "pages/Formula.md": "\\begin{equation}\n- x\n\\end{equation}\nalias:: Eq\n- body\n",
+            "pages/Timed.md": ":LOGBOOK:\n- x\n:END:\nalias:: Clocked\n- body\n",
+            "journals/2026_11_20.md": "- [[Nick]] work\n- [[Eq]] solved\n- [[Clocked]] in\n",
+        },
+    ),
+    "drawer_property_keys": Case(
+        "A `:PROPERTIES:` drawer's keys in an ordinary page's body are pages of property keys,"
+        " as `key::` lines are: `status`, which a journal names, is one.",
+        {
+            "pages/Notes.md": "- a block\n  :PROPERTIES:\n  :status: open\n  :END:\n",
+            "journals/2026_11_21.md": "- [[status]] and [[Plain]]\n",
+        },
+    ),
+    "builtin_spellings": Case(
+        "A built-in page keeps its own spelling however a block spells it: `[#a]` refers to A,"
+        " `[[contents]]` to Contents, a `Favorites::` key to Favorites.",
+        {
+            "pages/Notes.md": "- [#a] urgent\n- see [[contents]]\n  Favorites:: yes\n",
+            "journals/2026_11_22.md": "- [[Plain]] work\n",
+        },
+    ),
+    "reference_spellings_in_pages": Case(
+        "A page without a file that no journal names is titled by its first spelling in path"
+        " order, in a page whose head is not all properties too (`FOO`, not `foo`).",
+        {
+            "pages/a.md": "- see [[FOO]]\n",
+            "pages/b.md": "---\ntitle: bee\n---\n- see [[foo]]\n",
+            "journals/2026_11_23.md": "- [[Plain]] work\n",
+        },
+    ),
 }
