@@ -422,9 +422,13 @@ def remember(
                 per = undated.setdefault(b.path, {})
                 per[i] = per.get(i, 0) + 1
     registry, facts = graph.registry, graph.index.files
+    # every file's aliases: of two files that make one page, the page may keep one's only
+    declared = [f for f in facts.values() if f.aliases]
     aliases = {registry.key(a) for p in registry for a in p.aliases}
+    aliases.update(registry.key(a) for f in declared for a in f.aliases)
     if not registry.wiki:  # Logseq: a name of a page with aliases lands on its alias group
         aliases.update(registry.key(p.title) for p in registry if p.aliases)
+        aliases.update(registry.key(f.title) for f in declared)
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
     titled = {  # the first file, in listing (path) order, to name a page without a file
         i: min((b.path for b in topic.backlinks), default="")

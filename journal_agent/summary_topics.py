@@ -229,6 +229,8 @@ def add_page(
         return None
     if facts.title != facts.title.strip() or _journal_named(vault, facts.title):
         return None  # as `_by_title`: a name the graph may resolve otherwise
+    if vault.flavor.resolution != "logseq" and _keyed_otherwise(vault, rel, facts.title):
+        return None
     if key(facts.title) in exclude or named(vault, side, summary, [(rel, facts.title)]):
         return None
     per_topic = landing(side, summary, rel, facts)
@@ -245,6 +247,16 @@ def add_page(
     side.own[n] = p
     side.set_pairs(n, pairs)
     return summary
+
+
+def _keyed_otherwise(vault: Vault, rel: str, title: str) -> bool:
+    """Whether a new note's names may key otherwise in the graph than in the summary: a title
+    that ends in ``.md`` (a query drops it: ``[[Plan.md]]`` is Plan), a path that lower-cases
+    otherwise with its extension on (a final sigma: ``ΟΔΟΣ.md`` keys as ``οδοσ.md``)."""
+    stem = rel.rpartition(".")[0]
+    key = vault.flavor.page_key
+    ends_in_md = title.lower().endswith((".md", ".markdown"))
+    return ends_in_md or key(rel) != key(stem) + rel[len(stem) :].lower()
 
 
 def _with_topic(

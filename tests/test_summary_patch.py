@@ -1008,6 +1008,38 @@ RESOLVED_OTHERWISE = {
         {"journals/2026-11-28.md": "- a day\n", "notes/ Z 8.md": "- a note\n"},
         ("journals/2026-11-28.md", "- a day\n- see [[ Z 8]]\n"),
     ),
+    "the date of a day of two files, one of which declares an alias": (
+        "logseq",
+        {
+            "journals/2026_11_20.md": "alias:: Big Day\n\n- notes\n",
+            "journals/2026-11-20.md": "- more notes\n",
+            "pages/Nov 20th, 2026.md": "- and a page of the day\n",
+            "journals/2026_11_28.md": "- a day\n",
+            "pages/Big Day.md": "- the big day\n",
+        },
+        ("journals/2026_11_28.md", "- a day\n- remember [[Nov 20th, 2026]]\n"),
+    ),
+    "a page of two files, one of which declares an alias": (
+        "logseq",
+        {
+            "pages/Atlas.md": "- moving\n",
+            "pages/Atlas Two.md": "title:: Atlas\nalias:: Project Atlas\n\n- more\n",
+            "pages/Project Atlas.md": "- the old page\n",
+            "journals/2026_11_27.md": "- about [[Atlas]]\n",
+            "journals/2026_11_28.md": "- a day\n",
+        },
+        ("journals/2026_11_28.md", "- a day\n- more on [[atlas]]\n"),
+    ),
+    "a new note whose name ends in a final sigma": (
+        "obsidian",
+        {"Notes/Other.md": "- x\n", "Daily/2026-11-28.md": "- [[Other]]\n"},
+        ("Notes/ΣΊΣΥΦΟΣ.md", "- a note\n"),
+    ),
+    "a new note titled with .md at its end": (
+        "markdown",
+        {"notes/Other.md": "- x\n", "journals/2026-11-28.md": "- [[Plan.md]] and [[Plan]]\n"},
+        ("notes/Plan.md.md", "- a note\n"),
+    ),
     "a new note whose name starts with a space": (
         "obsidian",
         {"Notes/Other.md": "- x\n"},
