@@ -102,10 +102,11 @@ def extended(packed: Packed, more: list[str]) -> Packed:
 
 
 def fold(text: str) -> str:
-    """Case- and normalisation-insensitive text, for comparing names."""
+    """Case- and normalisation-insensitive text, for comparing names; a final sigma as any
+    (lower-casing makes ``ΟΔΟΣ`` ``οδος`` alone and ``οδοσ.md`` with its extension)."""
     import unicodedata
 
-    return unicodedata.normalize("NFC", text).lower()
+    return unicodedata.normalize("NFC", text).lower().replace("ς", "σ")
 
 
 def folded_anew(titles: list[str], names: list[str]) -> tuple[str, str]:

@@ -145,6 +145,8 @@ class Graph:
         self.index = index
         self.registry = registry = registry or build_registry(index)
         self.topics: dict[str, Topic] = {}
+        #: Per folder: each name as written -> where it lands (`_collect`; the sidecar's).
+        self.resolved: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
         wanted = self.page_named(only) if only is not None else None
         with paused_gc():  # every topic and backlink built here lives until the answer
             topics = self.topics
@@ -159,8 +161,7 @@ class Graph:
     def _collect(self) -> None:
         registry, topics = self.registry, self.topics
         by_folder = registry.wiki  # Obsidian resolves a name from the linking note's folder
-        memos: dict[str, dict[str, list[tuple[str, Topic]]]] = {}
-        self.resolved = memos  # per folder: each name as written -> where it lands (sidecar)
+        memos = self.resolved
         made = tuple.__new__  # a backlink made in C: a large vault has hundreds of thousands
         for rel, facts in self.index.files.items():
             memo = memos.setdefault(rel.rpartition("/")[0] if by_folder else "", {})

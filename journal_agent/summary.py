@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 25
+FORMAT = 26
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)
@@ -66,7 +66,7 @@ ARRAYS = {
     "resolutions": "b",
     "texts": "i",  # into `strings`
 }
-_LISTS = ("files", "warnings", "suggested")
+_LISTS = ("files", "warnings", "suggested", "withheld")
 #: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
 #: ``extra``, `folded` and the name tables): they change only when a topic comes, goes or is
 #: named anew, so a journal edit's patch neither encodes nor writes a hundred thousand names
@@ -90,9 +90,9 @@ class Summary:
     ``names``: a topic name's `PageRegistry.query_key` -> the position of the listed topic it
     names, for the title, aliases and path of every listed topic that name it for certain;
     ``spelled``: the same by those names as spelled (the warm path has no query key);
-    ``files``: (path, page title) of every file a dated mention stands in; ``suggested``: see
-    `summary_topics.name_tables`; ``racy``: `index.racy_digests` when built; ``guard``: see
-    the module."""
+    ``files``: (path, page title) of every file a dated mention stands in; ``suggested`` and
+    ``withheld``: see `summary_topics.name_tables`; ``racy``: `index.racy_digests` when built;
+    ``guard``: see the module."""
 
     __slots__ = (
         "stamp", "_titles", "_paths", "_strings", "_packed", "_from", *_LISTS, *ARRAYS,
@@ -117,6 +117,7 @@ class Summary:
         self._from: dict[str, tuple[int, tuple[bytes, ...]]] = {}
         self.files: list[tuple[str, str]] = []
         self.suggested: list[str] = []
+        self.withheld: list[str] = []
         self._strings: list[str] | None = []
         self.warnings: list[str] = warnings if warnings is not None else []
         self.extra: array[int] = array("b")
@@ -154,7 +155,7 @@ class Summary:
         if names:
             from .summary_topics import name_tables
 
-            s.names, s.spelled, s.suggested = name_tables(graph, listed)
+            s.names, s.spelled, s.suggested, s.withheld = name_tables(graph, listed)
         file_ids: dict[str, int] = {}
         string_ids: dict[str, int] = {}
         days, sources, lines, resolutions, texts, starts = [], [], [], [], [], [0]
@@ -309,7 +310,7 @@ class Summary:
         copies, with their bytes as read (`save` writes them again where the lists are still
         the same)."""
         self._names, self._read, self._base = dict(other._names), other._read, other._base
-        self.suggested = other.suggested
+        self.suggested, self.withheld = other.suggested, other.withheld
         self._folded, self._packed, self._from = other._folded, other._packed, other._from
         self._titles = None if other._titles is None else list(other._titles)
         self._paths = None if other._paths is None else list(other._paths)

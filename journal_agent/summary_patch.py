@@ -127,7 +127,7 @@ def refresh(
     if pages and patched is not None:
         patched = _patch_pages(vault, [rels[n] for n in pages], pages, side, patched, read)
     if dropped and patched is not None:
-        patched = drop_pages(vault, side, patched, dropped)
+        patched = drop_pages(vault, side, patched, dropped, read)
     for n in added:
         if patched is not None:
             patched = add_page(vault, rels[n], n, side, patched, exclude, read)

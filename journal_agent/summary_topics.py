@@ -138,17 +138,19 @@ def suggestible(summary: Summary) -> set[str]:
     topics listed by default and the other names it keeps (`Summary.suggested`). A patch that
     changes what a rebuild would offer otherwise than by a topic that comes or goes (an alias,
     a title another page shares) is no patch: the summary is rebuilt."""
-    return {*compress(summary.titles, map(not_, summary.extra)), *summary.suggested}
+    titles = set(compress(summary.titles, map(not_, summary.extra)))
+    return {*titles.difference(summary.withheld), *summary.suggested}
 
 
 def name_tables(
     graph: Graph, listed: list[Topic]
-) -> tuple[dict[str, int], dict[str, int], list[str]]:
+) -> tuple[dict[str, int], dict[str, int], list[str], list[str]]:
     """The name tables of a summary built from ``graph``: each listed topic's title, aliases
     and path, by query key, -> what `Graph.page_named` makes of it (which depends on nothing
     else of the name); the same by those names; and the names the graph offers for one it does
     not know (`PageRegistry.suggestible`) other than the titles of the topics listed by default
-    (aliases, excluded pages: `refuse_unknown` offers those titles and these)."""
+    (aliases, excluded pages: `refuse_unknown` offers those titles and these); and those titles
+    it does not offer (in Obsidian and Markdown, a note's that a journal page shares)."""
     from .errors import AmbiguousPage
 
     registry = graph.registry
@@ -168,8 +170,11 @@ def name_tables(
             names[key] = where.get(registry.identity(found), -1) if found else -1
     spelled = {name: names[key] for name, key in keys.items() if names[key] >= 0}
     titled = {t.page.title for t in listed if t.page.listed()}
-    suggested = [n for n in registry.suggestible() if n not in titled]
-    return {key: i for key, i in names.items() if i >= 0}, spelled, suggested  # the rest: graph
+    offered = registry.suggestible()
+    suggested = [n for n in offered if n not in titled]
+    withheld = sorted(titled.difference(offered))
+    certain = {key: i for key, i in names.items() if i >= 0}  # the rest: the graph's to say
+    return certain, spelled, suggested, withheld
 
 
 def _titles_read_as_days(vault: Vault) -> bool:
@@ -281,25 +286,38 @@ def copied(summary: Summary) -> Summary:
 
 
 def drop_pages(
-    vault: Vault, side: Sidecar, summary: Summary, pages: list[Dropped]
+    vault: Vault,
+    side: Sidecar,
+    summary: Summary,
+    pages: list[Dropped],
+    read: dict[str, PageFacts | None],
 ) -> Summary | None:
     """``summary`` without the topics of the ordinary pages that went (``side`` already without
-    their files and their mentions); None unless nothing named them (else they live on without
-    a file), they had no alias, tombstone, property key or namespace, titled no page without a
-    file, and no other topic or alias shares a title (a query would change)."""
+    their files and their mentions); None unless nothing named them, not even a file this patch
+    ``read`` (else they live on without a file), no other file makes the same page, they had
+    no alias, tombstone, property key or namespace, titled no page without a file, and no
+    other topic or alias shares a name of theirs (a query would change)."""
+    from .registry import query_keys
+
     key, titles, new = vault.flavor.page_key, summary.titles, copied(summary)
     undated = {i for page in pages for i, _n in page.pairs}  # named by an undated mention
     undated.update(side.pairs[0::2])
+    written = fold("\x00".join(m[0] for f in read.values() if f for m in f.mentions))
+    aliases = fold("\x00".join(side.aliases)) if vault.flavor.resolution != "logseq" else ""
+    query_key = query_keys(vault)
     for page in pages:
         p, title = page.topic, titles[page.topic]
         if summary.paths[p] != page.rel or summary.starts[p] != summary.starts[p + 1]:
             return None
         bare = head(PageFacts(title, None, (), None, (), (), ()))
-        if p in undated or page.head != bare or "/" in title:
-            return None
+        if p in undated or page.head != bare or "/" in title or p in side.own:
+            return None  # named, or a file that makes the same page stays
         if page.rel in side.titled.values() or key(title) in side.aliases:
             return None
-        if fold(key(title)) in fold("\x00".join(titles[:p] + titles[p + 1 :])):
+        stem = page.rel.rpartition(".")[0]  # a note's path is a name of it too
+        names = {fold(k(n)) for n in (title, stem) for k in (key, query_key)}
+        others = fold("\x00".join(titles[:p] + titles[p + 1 :]))
+        if any(n in others or n in written or n in aliases for n in names):
             return None
     new.titles, new.paths = list(titles), list(summary.paths)
     new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)

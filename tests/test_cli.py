@@ -148,6 +148,20 @@ def test_unreadable_page_is_a_warning_on_stderr(
     )
 
 
+@pytest.mark.parametrize("command", ["topics", "stale"])
+def test_a_vault_without_pages_lists_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """A new vault (a journals folder, no page yet) is listed as empty, with its cache built
+    and then read: an empty graph once raised AttributeError as its side file was written."""
+    (tmp_path / "journals").mkdir()
+    (tmp_path / "journals" / ".keep.txt").write_text("")
+    key = "topics" if command == "topics" else "threads"
+    for _ in range(2):  # built, then read
+        code, out, err = run(capsys, command, "--vault", str(tmp_path), "--json")
+        assert (code, err) == (0, "") and json.loads(out)[key] == []
+
+
 def test_console_script_runs() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "journal_agent", "--version"],

@@ -964,7 +964,7 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
 
 #: Changes whose names the graph resolves otherwise than a patch would guess (found by
 #: fuzzing): a flavor, the vault's files, then one file written.
-RESOLVED_OTHERWISE = {
+RESOLVED_OTHERWISE: dict[str, tuple[str, dict[str, str], dict[str, str | None]]] = {
     "a new spelling of a page that declares an alias (its alias has a file)": (
         "logseq",
         {
@@ -973,7 +973,7 @@ RESOLVED_OTHERWISE = {
             "journals/2026_11_27.md": "- about [[Atlas Migration]]\n",
             "journals/2026_11_28.md": "- a day\n",
         },
-        ("journals/2026_11_28.md", "- a day\n- more on [[atlas migration]]\n"),
+        {"journals/2026_11_28.md": "- a day\n- more on [[atlas migration]]\n"},
     ),
     "the date of a journal page that declares an alias": (
         "logseq",
@@ -982,12 +982,12 @@ RESOLVED_OTHERWISE = {
             "journals/2026_11_28.md": "- a day\n",
             "pages/Big Day.md": "- the big day\n",
         },
-        ("journals/2026_11_28.md", "- a day\n- remember [[Nov 20th, 2026]]\n"),
+        {"journals/2026_11_28.md": "- a day\n- remember [[Nov 20th, 2026]]\n"},
     ),
     "a link with slashes at its ends": (
         "markdown",
         {"Slashed.md": "- a note\n", "journals/2026-11-28.md": "- a day\n"},
-        ("journals/2026-11-28.md", "- a day\n- see [[/Slashed/]]\n"),
+        {"journals/2026-11-28.md": "- a day\n- see [[/Slashed/]]\n"},
     ),
     "a link to a note named like a journal page": (
         "markdown",
@@ -996,17 +996,17 @@ RESOLVED_OTHERWISE = {
             "journals/2026-11-28.md": "- a day\n",
             "notes/2026-11-20.md": "- a note named like a day\n",
         },
-        ("journals/2026-11-28.md", "- a day\n- back to [[2026-11-20]]\n"),
+        {"journals/2026-11-28.md": "- a day\n- back to [[2026-11-20]]\n"},
     ),
     "a new note named like a journal page": (
         "obsidian",
         {"Daily/2026/11/2026-11-20.md": "- that day\n", "Notes/Other.md": "- x\n"},
-        ("Notes/2026-11-20.md", "- a note named like a day\n"),
+        {"Notes/2026-11-20.md": "- a note named like a day\n"},
     ),
     "a link to a note whose name starts with a space": (
         "markdown",
         {"journals/2026-11-28.md": "- a day\n", "notes/ Z 8.md": "- a note\n"},
-        ("journals/2026-11-28.md", "- a day\n- see [[ Z 8]]\n"),
+        {"journals/2026-11-28.md": "- a day\n- see [[ Z 8]]\n"},
     ),
     "the date of a day of two files, one of which declares an alias": (
         "logseq",
@@ -1017,7 +1017,7 @@ RESOLVED_OTHERWISE = {
             "journals/2026_11_28.md": "- a day\n",
             "pages/Big Day.md": "- the big day\n",
         },
-        ("journals/2026_11_28.md", "- a day\n- remember [[Nov 20th, 2026]]\n"),
+        {"journals/2026_11_28.md": "- a day\n- remember [[Nov 20th, 2026]]\n"},
     ),
     "a page of two files, one of which declares an alias": (
         "logseq",
@@ -1028,22 +1028,57 @@ RESOLVED_OTHERWISE = {
             "journals/2026_11_27.md": "- about [[Atlas]]\n",
             "journals/2026_11_28.md": "- a day\n",
         },
-        ("journals/2026_11_28.md", "- a day\n- more on [[atlas]]\n"),
+        {"journals/2026_11_28.md": "- a day\n- more on [[atlas]]\n"},
     ),
     "a new note whose name ends in a final sigma": (
         "obsidian",
         {"Notes/Other.md": "- x\n", "Daily/2026-11-28.md": "- [[Other]]\n"},
-        ("Notes/ΣΊΣΥΦΟΣ.md", "- a note\n"),
+        {"Notes/ΣΊΣΥΦΟΣ.md": "- a note\n"},
     ),
     "a new note titled with .md at its end": (
         "markdown",
         {"notes/Other.md": "- x\n", "journals/2026-11-28.md": "- [[Plan.md]] and [[Plan]]\n"},
-        ("notes/Plan.md.md", "- a note\n"),
+        {"notes/Plan.md.md": "- a note\n"},
     ),
     "a new note whose name starts with a space": (
         "obsidian",
         {"Notes/Other.md": "- x\n"},
-        ("People/ Side Quest.md", "- a note\n"),
+        {"People/ Side Quest.md": "- a note\n"},
+    ),
+    "a note named as a journal page that is there": (
+        "obsidian",
+        {"Daily/2026-11-28.md": "- a day\n", "notes/2026-11-28.md": "- a note\n"},
+        {"notes/Other.md": "- x\n"},
+    ),
+    "a page of two files, one of which goes": (
+        "logseq",
+        {"pages/Foo.md": "- x\n", "pages/Other.md": "title:: Foo\n"},
+        {"pages/Other.md": None},
+    ),
+    "a page that goes as a new page names it": (
+        "logseq",
+        {"pages/Foo.md": "- x\n", "journals/2026_11_28.md": "- a day\n"},
+        {"pages/Foo.md": None, "pages/Edge.md": "- see [[Foo]]\n"},
+    ),
+    "a note that goes whose name an alias holds with .md": (
+        "obsidian",
+        {"People/Plan.md": "- x\n", "People/Road.md": "---\naliases: [Plan.Md]\n---\n- y\n"},
+        {"People/Plan.md": None},
+    ),
+    "a note renamed whose path an alias holds": (
+        "markdown",
+        {"notes/Proj/Sub.md": "- x\n", "notes/Road.md": "---\naliases: [Proj/Sub]\n---\n"},
+        {"notes/Proj/Sub.md": None, "notes/Proj/file.md": "- x\n"},
+    ),
+    "a note that goes whose name spells another's": (
+        "obsidian",
+        {"notes/plan.md": "- x\n", "notes/Plan.md.md": "- y\n"},
+        {"notes/Plan.md.md": None},
+    ),
+    "a new note whose path keys as another's with a final sigma": (
+        "markdown",
+        {"Notes/ΟΔΟΣ.md": "- x\n", "journals/2026-11-28.md": "- a day\n"},
+        {"notes/οδοσ.md": "- y\n"},
     ),
 }
 CONFIG = {
@@ -1060,7 +1095,7 @@ def test_names_the_graph_resolves_otherwise_are_as_a_rebuild_says(
     """Alias groups (a page that declares aliases, the day of a journal page that does), names
     a journal page may share with a note, names with spaces or slashes at their ends: the
     summary after the change is a rebuild's, not a patch's guess."""
-    flavor, files, (changed, text) = RESOLVED_OTHERWISE[case]
+    flavor, files, changes = RESOLVED_OTHERWISE[case]
     root = tmp_path / "v"
     for rel, content in [CONFIG[flavor], *files.items()]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -1068,9 +1103,13 @@ def test_names_the_graph_resolves_otherwise_are_as_a_rebuild_says(
     backdate_all(root)
     assert Query.of(root, AS_OF, None, True).vault.flavor.name == flavor
     cached(root)
-    (root / changed).parent.mkdir(parents=True, exist_ok=True)
-    (root / changed).write_text(text)
-    backdate(root / changed)
+    for changed, text in changes.items():  # None: the file goes
+        if text is None:
+            (root / changed).unlink()
+            continue
+        (root / changed).parent.mkdir(parents=True, exist_ok=True)
+        (root / changed).write_text(text)
+        backdate(root / changed)
     assert_as_rebuilt(cached(root), root)
 
 
