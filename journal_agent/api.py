@@ -387,13 +387,6 @@ def stale(
     return TopicsResult(q.as_of, q.days, threads, "threads", warnings)
 
 
-def _titled_for_certain(topic: Topic) -> bool:
-    """Whether the first pass's graph titles ``topic`` as the full one does: a page without a
-    file is titled by the first file that names it, which that graph may not have read unless
-    a journal page names it too (`firstpass`)."""
-    return topic.page.path is not None or any(b.date is not None for b in topic.backlinks)
-
-
 @translated("read")
 def status(
     topic: str,
@@ -410,11 +403,13 @@ def status(
 
         summary = q.summary(dated_only=True)
         if summary.partial is not None:  # the first pass's (a cold vault): a status counts
+            from .firstpass import titled_for_certain
+
             try:  # only dated mentions, which its graph has for every page it holds
                 found = summary.partial.topic(topic)
             except PageNotFound:  # maybe a page only a page body makes: the full summary
                 found = None
-            if found is None or not _titled_for_certain(found):
+            if found is None or not titled_for_certain(found):
                 summary = q.summary()
             else:
                 found = derive(found, q.as_of, q.days)

@@ -46,7 +46,7 @@ from .workers import each_file
 TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
     from .index import _Entry as Entry
-    from .queries import Graph
+    from .queries import Graph, Topic
     from .summary import Summary
 
 _NONE: frozenset[str] = frozenset()
@@ -159,6 +159,13 @@ def first_graph(
             warnings.append(f"{exc}; skipped")
     index = Index(vault, facts, warnings)
     return Graph(index, None if again else registry, exclude)
+
+
+def titled_for_certain(topic: Topic) -> bool:
+    """Whether the first pass's graph titles ``topic`` as the full one does (`status` answers
+    from it only then): a page without a file is titled by the first file that names it, which
+    that graph may not have read unless a journal page names it too."""
+    return topic.page.path is not None or any(b.date is not None for b in topic.backlinks)
 
 
 def _read_one(vault: Vault, file: PageFile) -> Read:

@@ -334,15 +334,20 @@ def partial_status(
     graph: Graph, topic: str, as_of: dt.date, window: int, encoded: bool
 ) -> dict[str, Any] | str | None:
     """``status TOPIC`` from the first pass's graph (a summary being rebuilt: `api.status`);
-    None for a name it does not hold (`cli` then waits for the full summary)."""
+    None for a name it does not hold or may title otherwise (`cli` then waits for the full
+    summary)."""
     from .derived import status_encoder, status_object
     from .errors import JournalAgentError
+    from .firstpass import titled_for_certain
     from .queries import derive
 
     try:
-        found = derive(graph.topic(topic), as_of, window)
+        found = graph.topic(topic)
     except JournalAgentError:
         return None
+    if not titled_for_certain(found):
+        return None
+    found = derive(found, as_of, window)
     make = status_encoder() if encoded else status_object  # as `respond` makes a status
     last = found.last.date.isoformat() if found.last and found.last.date else None
     return make(

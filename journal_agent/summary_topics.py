@@ -76,8 +76,8 @@ def new_names(
                     stems = {
                         key(p.rpartition("/")[2].rpartition(".")[0]) for p in summary.paths if p
                     }
-                last = k.removesuffix(".md").rpartition("/")[2]
-                if "%" in k or not last or last in stems:
+                last = _file_names(k.rpartition("/")[2], key)
+                if "%" in k or not all(last) or not stems.isdisjoint(last):
                     return None  # ``[[/Note/]]`` is a link to Note too
                 side.targets.set(folder, target, ())
             elif vault.journal_names and (day := vault.journal_names.day_of(target)):
@@ -107,6 +107,17 @@ def new_names(
             side.targets.set("", spelling, (p,))
         side.titled[p] = titled[k]
     return summary
+
+
+def _file_names(last: str, key: Callable[[str], str]) -> set[str]:
+    """The keys of the file names a wiki link's last part may stand for: as written, and
+    without each ``.md`` at its end (``Plan.md.md`` may be the note ``Plan.md``), spaces at its
+    ends dropped (`wiki_key`: `` Edge`` is the note `` Edge.md``)."""
+    names = {key(last)}
+    while last.lower().endswith(".md"):
+        last = last[:-3]
+        names.add(key(last))
+    return names
 
 
 def refuse_unknown(vault: Vault, summary: Summary, name: str) -> None:
@@ -256,12 +267,15 @@ def add_page(
 
 def _keyed_otherwise(vault: Vault, rel: str, title: str) -> bool:
     """Whether a new note's names may key otherwise in the graph than in the summary: a title
-    that ends in ``.md`` (a query drops it: ``[[Plan.md]]`` is Plan), a path that lower-cases
-    otherwise with its extension on (a final sigma: ``ΟΔΟΣ.md`` keys as ``οδοσ.md``)."""
+    that ends in ``.md`` (a query drops it: ``[[Plan.md]]`` is Plan), a path of another
+    extension, a path that lower-cases otherwise with its extension on (a final sigma:
+    ``ΟΔΟΣ.md`` keys as ``οδοσ.md``)."""
     stem = rel.rpartition(".")[0]
     key = vault.flavor.page_key
     ends_in_md = title.lower().endswith((".md", ".markdown"))
-    return ends_in_md or key(rel) != key(stem) + rel[len(stem) :].lower()
+    if ends_in_md or not rel.lower().endswith(".md"):  # a ``.markdown`` path is no name of it
+        return True
+    return key(rel) != key(stem) + rel[len(stem) :].lower()
 
 
 def _with_topic(

@@ -12,6 +12,7 @@ the fixtures after random changes (tests/test_summary_patch.py's `change_at_rand
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import random
 import re
@@ -583,3 +584,34 @@ def test_a_patch_refused_leaves_its_reads_to_the_first_pass(
     changed = {p.relative_to(logseq_vault).as_posix() for p in (keyed, plain)}
     assert changed.isdisjoint(read)  # (nor any other: the index holds the rest)
     assert found.to_json() == api.stale(use_cache=False, **kw).to_json()
+
+
+def test_the_warm_paths_status_waits_for_a_title_the_first_pass_cannot_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After a change no patch covers, the command line's warm path answers `status` from the
+    first pass's graph (`quick.partial_status`), as `api.status` does, only where that graph
+    titles the page as the full one does: ``foo``, a page without a file that only page
+    bodies name, is titled ``FOO`` by the first file in path order, whose body it did not read."""
+    from journal_agent import cli, quick
+
+    from .test_summary_patch import backdate, backdate_all
+
+    files = {
+        **graph_gen.CASES["reference_spellings_in_pages"].files,
+        "journals/2026_11_23.md": "- [[Plain]] work [[Gone]]\n",
+        "pages/Gone.md": "- to be deleted\n",
+    }
+    root = graph_gen.write_graph(tmp_path / "g", files)
+    backdate_all(root)
+    argv = ["status", "foo", "--vault", str(root), "--as-of", "2026-11-29", "--json"]
+    assert cli.main(["stale", *argv[2:]]) == 0  # the cache built
+    (root / "pages" / "Gone.md").unlink()  # named by a journal: no patch, the first pass
+    (root / "pages" / "b.md").write_text("---\ntitle: bee\n---\n- see [[foo]] again\n")
+    backdate(root / "pages" / "b.md")
+    capsys.readouterr()
+    assert quick.main(argv) == 0
+    warm = capsys.readouterr().out
+    assert cli.main([*argv, "--no-cache"]) == 0
+    assert json.loads(warm) == json.loads(capsys.readouterr().out)
+    assert json.loads(warm)["topic"] == "FOO"

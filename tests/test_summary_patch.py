@@ -1050,6 +1050,21 @@ RESOLVED_OTHERWISE: dict[str, tuple[str, dict[str, str], dict[str, str | None]]]
         {"Daily/2026-11-28.md": "- a day\n", "notes/2026-11-28.md": "- a note\n"},
         {"notes/Other.md": "- x\n"},
     ),
+    "a new note of another extension": (
+        "markdown",
+        {"notes/x.md": "- x\n", "journals/2026-11-28.md": "- a day\n"},
+        {"notes/istanbul.markdown": "- a note\n"},
+    ),
+    "a link by path to a note whose name starts with a space": (
+        "obsidian",
+        {"notes/deep/ Edge.md": "- a note\n", "Daily/2026-11-27.md": "- a day\n"},
+        {"Daily/2026-11-28.md": "- see [[notes/deep/ Edge]]\n"},
+    ),
+    "a Markdown link to a note whose name starts with a space, .md twice": (
+        "markdown",
+        {"Notes/ Edge.md": "- a note\n", "journals/2026-11-28.md": "- a day\n"},
+        {"notes/Leaf.md": "- [t](Notes/%20Edge.md.md)\n"},
+    ),
     "a page of two files, one of which goes": (
         "logseq",
         {"pages/Foo.md": "- x\n", "pages/Other.md": "title:: Foo\n"},
