@@ -317,7 +317,8 @@ def drop_pages(
     undated = {i for page in pages for i, _n in page.pairs}  # named by an undated mention
     undated.update(side.pairs[0::2])
     written = fold("\x00".join(m[0] for f in read.values() if f for m in f.mentions))
-    aliases = fold("\x00".join(side.aliases)) if vault.flavor.resolution != "logseq" else ""
+    aliases = side.aliases
+    folded = fold("\x00".join(aliases)) if vault.flavor.resolution != "logseq" else ""
     query_key = query_keys(vault)
     for page in pages:
         p, title = page.topic, titles[page.topic]
@@ -326,12 +327,12 @@ def drop_pages(
         bare = head(PageFacts(title, None, (), None, (), (), ()))
         if p in undated or page.head != bare or "/" in title or p in side.own:
             return None  # named, or a file that makes the same page stays
-        if page.rel in side.titled.values() or key(title) in side.aliases:
+        stem = page.rel.rpartition(".")[0]  # its path is a name of it too
+        if page.rel in side.titled.values() or {key(n) for n in (title, stem, page.rel)} & aliases:
             return None
-        stem = page.rel.rpartition(".")[0]  # a note's path is a name of it too
         names = {fold(k(n)) for n in (title, stem) for k in (key, query_key)}
         others = fold("\x00".join(titles[:p] + titles[p + 1 :]))
-        if any(n in others or n in written or n in aliases for n in names):
+        if any(n in others or n in written or n in folded for n in names):
             return None
     new.titles, new.paths = list(titles), list(summary.paths)
     new.extra, new.starts = array("b", summary.extra), array("i", summary.starts)

@@ -1065,6 +1065,15 @@ RESOLVED_OTHERWISE: dict[str, tuple[str, dict[str, str], dict[str, str | None]]]
         {"Notes/ Edge.md": "- a note\n", "journals/2026-11-28.md": "- a day\n"},
         {"notes/Leaf.md": "- [t](Notes/%20Edge.md.md)\n"},
     ),
+    "a page that goes whose path another page's alias spells in another case": (
+        "logseq",
+        {
+            "pages/X.md": "- x\n",
+            "pages/sq.md": "alias:: pages/x.md\n",
+            "journals/2026_11_28.md": "- a day\n",
+        },
+        {"pages/X.md": None},
+    ),
     "a page of two files, one of which goes": (
         "logseq",
         {"pages/Foo.md": "- x\n", "pages/Other.md": "title:: Foo\n"},
