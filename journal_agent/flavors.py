@@ -63,8 +63,7 @@ def wiki_key(name: str) -> str:
 def logseq_key(name: str) -> str:
     """Logseq's ``:block/name`` (``gp-util/page-name-sanity-lc``): lower-cased, one leading
     and one trailing ``/`` dropped, NFC; no other trimming (``[[X ]]`` is another page)."""
-    key = name.lower().removeprefix("/").removesuffix("/")
-    return unicodedata.normalize("NFC", key)
+    return unicodedata.normalize("NFC", boundless(name.lower()))
 
 
 def page_keys(names: list[str], key: Callable[[str], str]) -> list[str]:
@@ -294,13 +293,16 @@ class LogseqFlavor(Flavor):
         return names
 
     def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
+        """Each name as Logseq titles the page it lands on (``page-name->map`` drops one ``/``
+        from each end, then ``page-name-sanity-lc`` one more for the page's name: `logseq_key`),
+        after it the namespace parents of the name as written."""
         if "/" not in "".join(names):
             return tuple(dict.fromkeys(names))
         out: dict[str, None] = {}
         for name in names:
-            out[name] = None
+            out[boundless(name)] = None
             if "/" in name:
-                out.update(dict.fromkeys(namespace_parents(name)))
+                out.update(dict.fromkeys(map(boundless, namespace_parents(name))))
         return tuple(out)
 
     def aliases_of(self, props: dict[str, Any]) -> list[str]:
@@ -339,6 +341,11 @@ class LogseqFlavor(Flavor):
 
 _NESTED_NAME = regex(r"\[\[([^\[\]]+)\]\]")
 _URL_ORIGIN = regex(r"(?:https?|ftp|wss?)://[^/?#\s]", re.IGNORECASE)
+
+
+def boundless(name: str) -> str:
+    """``name`` without one ``/`` at each end (``gp-util/remove-boundary-slashes``)."""
+    return name.removeprefix("/").removesuffix("/")
 
 
 def namespace_parents(name: str) -> list[str]:

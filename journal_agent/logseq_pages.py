@@ -28,7 +28,7 @@ import datetime as dt
 import unicodedata
 from collections.abc import Callable, Iterable
 
-from .flavors import Flavor, page_keys
+from .flavors import Flavor, boundless, namespace_parents, page_keys
 from .registry import Page, PageRegistry
 from .titles import JournalNames
 
@@ -147,7 +147,7 @@ def build_logseq_pages(index: Index) -> LogseqPages:
         if f.aliases:
             declared.append((key, list(f.aliases)))
     for page in [p for p in pages.values() if "/" in p.title]:  # most have no namespace
-        for parent in _namespace_pages(flavor, page.title):
+        for parent in map(boundless, namespace_parents(page.title)):  # A/B/C: A, A/B
             title, day = title_of(parent)
             pages.setdefault(key_of(parent), Page(title, None, date=day, origin="reference"))
     links = _alias_links(pages, declared, flavor)
@@ -199,22 +199,17 @@ def logseq_pages_of(
 
 
 def _title_maker(pages: LogseqPages) -> Callable[[str], tuple[str, dt.date | None]]:
-    """The title and day of a page that exists by reference: the name without its boundary
-    slashes, or the journal title of the day it names."""
+    """The title and day of a page that exists by reference: the name (already without its
+    boundary slashes: `Flavor.with_namespaces`), or the journal title of the day it names."""
 
     def title_of(name: str) -> tuple[str, dt.date | None]:
         names = pages.journal_names
         day = names.day_of(name) if names else None
         if day and names:
             return names.journal_title(day), day
-        return unicodedata.normalize("NFC", name.removeprefix("/").removesuffix("/")), None
+        return unicodedata.normalize("NFC", name), None
 
     return title_of
-
-
-def _namespace_pages(flavor: Flavor, title: str) -> tuple[str, ...]:
-    """The namespace parents of a file's page (``A/B/C``: ``A``, ``A/B``)."""
-    return tuple(n for n in flavor.with_namespaces([title]) if n != title)
 
 
 def _parse_order(files: Iterable[str]) -> list[str]:

@@ -477,4 +477,25 @@ CASES: dict[str, Case] = {
             "journals/2026_11_23.md": "- [[Plain]] work\n",
         },
     ),
+    "boundary_slashes": Case(
+        "Logseq drops one `/` from each end of a reference for the page's title, and one more"
+        " for its name: `[[//zeta]]` is page `zeta` titled `/zeta`, `#//nu` page `nu` titled"
+        " `/nu`, and each namespace parent of the name as written likewise (`[[//Omi/cron//]]`"
+        " also names `/Omi`); `[[iota//]]` and `[[/kappa/]]` are `iota` and `kappa`;"
+        " `[[lam//mu]]` keeps its inner slashes. (Three or more slashes at an end are left out:"
+        " Logseq lists `[[///theta]]` under a page `theta` its database holds beside the page"
+        " `/theta` the reference makes; journal-agent under `/theta`.)",
+        {
+            "journals/2026_11_24.md": (
+                "- a [[//zeta]]\n"
+                "- b [[//eta//]]\n"
+                "- d [[iota//]]\n"
+                "- e [[/kappa/]]\n"
+                "- g [[lam//mu]]\n"
+                "- h #//nu\n"
+                "- l [[//Omi/cron//]]\n"
+            ),
+            "journals/2026_11_25.md": "- later [[zeta]] and [[/kappa]] and [[Eta]]\n",
+        },
+    ),
 }

@@ -205,9 +205,14 @@ def page_pairs(
     og: LogseqGraph, vault: journal_agent.Vault
 ) -> Iterator[tuple[str, int | None, journal_agent.Page | None]]:
     """Every page of either side: (name, Logseq page id or None, journal-agent's page or None).
-    Logseq's pages come first, by name; then journal-agent's pages Logseq does not have."""
+    Logseq's pages come first, by name; then journal-agent's pages Logseq does not have. The
+    page of empty name that ``[[/]]`` or a namespace parent ``/`` (``[[//x]]``) makes in
+    Logseq's database is left out: nothing can link to it or list it, and journal-agent has
+    no topic without a name."""
     registry, _ = journal_agent.load_registry(vault)
     for page in sorted(og.pages.values(), key=lambda p: p.name):
+        if not page.name:
+            continue
         yield page.original, page.id, registry.resolve(page.original)
     for mine in registry:
         if og.page(mine.title) is None:
