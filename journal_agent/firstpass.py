@@ -21,9 +21,9 @@ page's body could still change, and how it is kept exact, by scanning such a pag
 * Logseq makes a page of every property key (``key::``, and a drawer's ``:key:``), task marker
   and priority, and `stale` leaves those out: a body whose possible keys (a superset,
   `_meta_candidates`) name a page that only the scanned pages name is scanned;
-* a page without a file is titled as the first file, in path order, that names it spells it: a
-  page that sorts before a scanned journal page is scanned (a `status` of one that no journal
-  names waits for the full summary: `api.status`).
+* a page without a file is titled as the first file, in Logseq's parse order, that names it
+  spells it (`logseq_pages._spellings`): a page parsed before a scanned journal page is
+  scanned (a `status` of one that no journal names waits for the full summary: `api.status`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from collections.abc import Callable
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page, valid_property_key
 from .errors import UnreadablePage
 from .facts import PageFacts, page_facts, page_names
+from .flavors import parse_order
 from .index import Index
 from .logseq_pages import LogseqPages
 from .outline import TASK_MARKERS, decode
@@ -134,13 +135,15 @@ def first_graph(
             if names is not None:
                 bodies[f.rel] = names
     again: list[str] = []  # head-only files to scan in full after all
-    last = ""  # in Logseq, pages before a journal page may title a page the journals name
-    if vault.flavor.resolution == "logseq":
-        last = max((rel for rel, f in facts.items() if f.date and rel not in bodies), default="")
-        again = [rel for rel in bodies if rel < last]
+    before: set[str] = set()  # in Logseq, pages parsed before a journal page may title a page
+    if vault.flavor.resolution == "logseq":  # the journals name (`logseq_pages._spellings`)
+        order = parse_order(facts)
+        last = max((i for i, r in enumerate(order) if facts[r].date and r not in bodies), default=0)
+        before = set(order[:last])
+        again = [rel for rel in bodies if rel in before]
     for rel in cached:  # what a cached page says beside its head changes no stale thread
         page = facts.get(rel)
-        if page is not None and page.date is None and rel >= last:
+        if page is not None and page.date is None and rel not in before:
             facts[rel] = page._replace(mentions=())
     registry = build_registry(Index(vault, facts))
     if isinstance(registry, LogseqPages):
@@ -150,7 +153,9 @@ def first_graph(
         key = registry.entity_key
         hiding = {n for n in frozenset().union(*bodies.values()) if key(n) in only_named}
         if hiding:  # each name looked up once, not once per page that may make it
-            again += [r for r, ns in bodies.items() if r >= last and not hiding.isdisjoint(ns)]
+            again += [
+                r for r, ns in bodies.items() if r not in before and not hiding.isdisjoint(ns)
+            ]
     for rel in again:
         try:
             facts[rel] = _full(vault, rel)

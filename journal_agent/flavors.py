@@ -25,7 +25,7 @@ import functools
 import os
 import re
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .builtins import BUILT_IN_PAGES, BUILT_IN_PROPERTIES, property_page
 from .errors import BadPageName, ConfigError
@@ -293,14 +293,15 @@ class LogseqFlavor(Flavor):
         return names
 
     def with_namespaces(self, names: list[str]) -> tuple[str, ...]:
-        """Each name as Logseq titles the page it lands on (``page-name->map`` drops one ``/``
-        from each end, then ``page-name-sanity-lc`` one more for the page's name: `logseq_key`),
-        after it the namespace parents of the name as written."""
+        """In the order of ``with-page-refs``, whose last spelling of a page titles it: the
+        names last to first, then the namespace parents of each name as written; each as
+        Logseq titles the page it lands on (``page-name->map`` drops one ``/`` from each end,
+        then ``page-name-sanity-lc`` one more for the page's name: `logseq_key`)."""
+        names = names[::-1]
         if "/" not in "".join(names):
             return tuple(dict.fromkeys(names))
-        out: dict[str, None] = {}
+        out = dict.fromkeys(map(boundless, names))
         for name in names:
-            out[boundless(name)] = None
             if "/" in name:
                 out.update(dict.fromkeys(map(boundless, namespace_parents(name))))
         return tuple(out)
@@ -341,6 +342,26 @@ class LogseqFlavor(Flavor):
 
 _NESTED_NAME = regex(r"\[\[([^\[\]]+)\]\]")
 _URL_ORIGIN = regex(r"(?:https?|ftp|wss?)://[^/?#\s]", re.IGNORECASE)
+
+
+def parse_order(files: Iterable[str]) -> list[str]:
+    """The files in the order Logseq parses them (``filter-files``): journals (any path with
+    ``journals/``) newest first, then ``contents.`` files, then the others by path; where two
+    name one page, the last one's file is the page's."""
+    ordered = sorted(files)
+    journals = [rel for rel in ordered if "journals/" in rel]
+    others = [rel for rel in ordered if "journals/" not in rel]
+    first = [rel for rel in others if "contents." in rel]
+    return journals[::-1] + first + [rel for rel in others if "contents." not in rel]
+
+
+def parsed_first(rels: Iterable[str]) -> str:
+    """The one of ``rels`` that Logseq's parser reads first (`parse_order`); "" for none."""
+    rels = list(rels)
+    journals = [rel for rel in rels if "journals/" in rel]
+    if journals:
+        return max(journals)
+    return min([rel for rel in rels if "contents." in rel] or rels, default="")
 
 
 def boundless(name: str) -> str:

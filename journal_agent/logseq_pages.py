@@ -24,16 +24,24 @@ no blocks of its own (an alias without a file) shows the page that declares it
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable
+from itertools import repeat
+from operator import itemgetter
 
-from .flavors import Flavor, boundless, namespace_parents, page_keys
+from .flavors import Flavor, boundless, logseq_key, namespace_parents, page_keys, parse_order
 from .registry import Page, PageRegistry
 from .titles import JournalNames
 
+#: A mention's name as written (`facts.Mention`).
+_NAME = itemgetter(0)
+
 TYPE_CHECKING = False  # not typing's: see `records`
 if TYPE_CHECKING:
+    from .facts import PageFacts
     from .index import Index
     from .registry import PageOrigin
 
@@ -131,7 +139,7 @@ def build_logseq_pages(index: Index) -> LogseqPages:
     key_of, title_of = empty.entity_key, _title_maker(empty)
     pages: dict[str, Page] = {}
     declared: list[tuple[str, list[str]]] = []
-    order = _parse_order(index.files)
+    order = parse_order(index.files)
     files = [index.files[rel] for rel in order]
     # A page's title reads as a date only if it is a journal page (`Vault.describe`): the
     # others' entity keys are their plain keys, made all at once (one at a time: a fifth of
@@ -146,18 +154,15 @@ def build_logseq_pages(index: Index) -> LogseqPages:
         pages[key] = Page(f.title, rel, list(f.aliases), f.date, f.superseded_by)
         if f.aliases:
             declared.append((key, list(f.aliases)))
-    for page in [p for p in pages.values() if "/" in p.title]:  # most have no namespace
-        for parent in map(boundless, namespace_parents(page.title)):  # A/B/C: A, A/B
-            title, day = title_of(parent)
-            pages.setdefault(key_of(parent), Page(title, None, date=day, origin="reference"))
     links = _alias_links(pages, declared, flavor)
     meta = {key_of(n) for f in index.files.values() for n in f.meta}
-    named = dict.fromkeys(m[0] for f in index.files.values() for m in f.mentions)
-    for name in named:  # in the order first referenced
+    title_parents = {n: _title_parents(f.title) for n, f in enumerate(files) if "/" in f.title}
+    parents = {key_of(p) for names in title_parents.values() for p in names}
+    for name in _spellings(files, title_parents):
         key = key_of(name)
         if key not in pages and key:
             title, day = title_of(name)
-            origin: PageOrigin = "meta" if key in meta else "reference"
+            origin: PageOrigin = "meta" if key in meta and key not in parents else "reference"
             pages[key] = Page(title, None, date=day, origin=origin)
     for name in flavor.built_in_pages:  # spelled as built in, however a reference spells it
         key = key_of(name)
@@ -212,12 +217,47 @@ def _title_maker(pages: LogseqPages) -> Callable[[str], tuple[str, dt.date | Non
     return title_of
 
 
-def _parse_order(files: Iterable[str]) -> list[str]:
-    """The files in the order Logseq parses them (``filter-files``): journals (any path with
-    ``journals/``) newest first, then ``contents.`` files, then the others by path; where two
-    name one page, the last one's file is the page's."""
-    ordered = sorted(files)
-    journals = [rel for rel in ordered if "journals/" in rel]
-    others = [rel for rel in ordered if "journals/" not in rel]
-    first = [rel for rel in others if "contents." in rel]
-    return journals[::-1] + first + [rel for rel in others if "contents." not in rel]
+def _spellings(files: list[PageFacts], parents: dict[int, list[str]]) -> list[str]:
+    """Each name the files (in `parse_order`; ``parents``: by position, the namespace parents
+    of their titles) make a page of, once, in the order first named, in the spelling that
+    titles the page where none of them is its file. Logseq titles such a page as the first file
+    it parses that names it spells it last: the namespace parents of the file's title first
+    (``A/B/C``: ``A``, ``A/B``), then its blocks' references in order (each block's as
+    `Flavor.with_namespaces` lists them). Names are keyed all at once; a file is read again
+    only where it first names a page in two spellings."""
+    named: dict[str, None] = {}
+    ends: list[int] = []  # per file that names any: how many names were named by its end
+    naming = [n for n, f in enumerate(files) if f.mentions or n in parents]
+    for n in naming:
+        if n in parents:
+            named.update(zip(parents[n], repeat(None)))
+        named.update(zip(map(_NAME, files[n].mentions), repeat(None)))
+        ends.append(len(named))
+    names = list(named)
+    keys = page_keys(names, logseq_key)
+    counts = Counter(keys)
+    if len(counts) == len(keys):
+        return names
+    spelled: dict[str, list[int]] = {}  # a key first named in two spellings -> where each was
+    for at, key in enumerate(keys):
+        if counts[key] > 1:
+            spelled.setdefault(key, []).append(at)
+    first = dict.fromkeys(keys, "")  # each key's first spelling, where it was first named:
+    first.update(zip(reversed(keys), reversed(names), strict=True))
+    for key, where in spelled.items():
+        n = bisect.bisect_right(ends, where[0])  # the file that names the page first
+        here = [names[at] for at in where if at < ends[n]]  # its spellings there
+        if len(here) > 1:
+            f = files[naming[n]]
+            written = [*parents.get(naming[n], ()), *map(_NAME, f.mentions)]
+            first[key] = max(here, key=lambda name: _last_index(written, name))
+    return list(first.values())
+
+
+def _last_index(items: list[str], item: str) -> int:
+    return len(items) - 1 - items[::-1].index(item)
+
+
+def _title_parents(title: str) -> list[str]:
+    """The namespace parents of a file's title, as their pages are named."""
+    return [boundless(n) for n in namespace_parents(title)]

@@ -23,7 +23,7 @@ from .buckets import bucket_of, split
 from .cachedir import Base, Read, load_with_base, save_with_base
 from .digests import blake2b
 from .facts import PageFacts
-from .flavors import Flavor
+from .flavors import Flavor, parsed_first
 from .records import NamedTuple, Record
 from .segments import FIELDS, cut, decode, encode, joined, paths_between, relisted, sizes_of
 from .summary import FORMAT, MAX_PARTS, Summary
@@ -221,7 +221,8 @@ class Sidecar(Record):
         #: page that declares one (a name of such a page lands on its whole alias group)
         aliases: frozenset[str],
         #: topics without a file (they exist by being referenced, or are built in) -> the file
-        #: whose spelling titles them: the first, in listing order, that names them ("" if none)
+        #: whose spelling titles them: the first, in Logseq's parse order, that names them (""
+        #: if none)
         titled: dict[int, str],
         marked: frozenset[str],  # journal files with an alias, a title or a tombstone
         meta: frozenset[str],  # the keys of every property key any file uses (each is a page)
@@ -430,8 +431,8 @@ def remember(
         aliases.update(registry.key(p.title) for p in registry if p.aliases)
         aliases.update(registry.key(f.title) for f in declared)
     meta = frozenset(k for f in facts.values() for k in meta_keys(f, registry.flavor))
-    titled = {  # the first file, in listing (path) order, to name a page without a file
-        i: min((b.path for b in topic.backlinks), default="")
+    titled = {  # the first file, in Logseq's parse order, to name a page without a file
+        i: parsed_first(b.path for b in topic.backlinks)
         for i, topic in enumerate(listed)
         if topic.page.path is None
     }

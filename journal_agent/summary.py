@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
 #: another version must not be kept beside it (point lookups and patches would fall back for good).
-FORMAT = 26
+FORMAT = 27
 #: The columns kept as arrays, with their item type; the other fields are lists and dicts.
 ARRAYS = {
     "extra": "b",  # 1 for a page listed only with ``all_pages`` (built-in, property-key pages)

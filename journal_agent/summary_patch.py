@@ -22,9 +22,9 @@ the summary keeps none of them; the side file keeps how many each page has per t
 read them, `backlinks`). When its *head* is unchanged (`head`: its title, day, aliases,
 tombstone and meta names, so the page keeps its names) and every name it references lands where
 the summary knows it lands, the summary stands and the side file's counts of the page are
-replaced by its new ones. A page without a file takes its title from its first spelling in
-the first file that names it (listing order): the side file knows that file, so others may
-spell it any way, and only that file (or one before it) must keep the spelling. A page that
+replaced by its new ones. A page without a file takes its title from the first file that
+names it in Logseq's parse order (`flavors.parse_order`): the side file knows that file, so
+others may spell it any way, and only that file (or one before it) must keep the spelling. A page that
 came is a new topic when no name, topic or query lands on it yet (`add_page`); one that went
 is taken out when nothing named it (`drop_pages`): a rename of such a page is both.
 

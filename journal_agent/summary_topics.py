@@ -26,7 +26,7 @@ from itertools import compress
 from operator import not_
 
 from .facts import PageFacts
-from .flavors import joined_keys, page_keys
+from .flavors import joined_keys, page_keys, parse_order, parsed_first
 from .packed import fold
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary
@@ -48,7 +48,8 @@ def new_names(
     from their folder when it was built: each one's landing added to the side file's
     ``targets``. A topic's own title lands on it (`_by_title`). In Logseq another name makes a
     page: one that no page, alias or date takes is a new topic without a file, titled by its
-    first spelling in the first changed file (listing order) that uses it. In Obsidian and
+    first spelling in the first changed file Logseq parses that uses it (`landing` sees that
+    the file spells it no other way). In Obsidian and
     plain Markdown a name whose file name no topic has lands on no topic. None when a name may
     land anywhere else (a namespace, an alias, an encoded or relative link to a topic): the
     caller rebuilds."""
@@ -57,7 +58,7 @@ def new_names(
     stems: set[str] | None = None
     new: dict[str, list[str]] = {}  # key -> its spellings, the first one first
     titled: dict[str, str] = {}  # key -> the first file that uses it
-    for rel in sorted(read):
+    for rel in parse_order(read):
         facts = read[rel]
         if facts is None:
             return None
@@ -367,7 +368,7 @@ def landing(
     page without a file (`_titles_hold`)."""
     folder = rel.rpartition("/")[0] if side.by_folder else ""
     per_topic: dict[int, dict[int, tuple[bool, str]]] = {}
-    first: dict[int, str] = {}  # each page without a file it names: its first spelling here
+    spelled: dict[int, set[str]] = {}  # each page without a file it names: its spellings here
     for target, line, resolution, text in facts.mentions:
         positions = side.targets.get(folder, target)  # every name is known here (`new_names`)
         if positions is None:
@@ -375,20 +376,21 @@ def landing(
         for i in positions:
             per_topic.setdefault(i, {}).setdefault(line, (resolution, text))
             if i in side.titled:
-                first.setdefault(i, target)
-    return per_topic if _titles_hold(side, summary, rel, first) else None
+                spelled.setdefault(i, set()).add(target)
+    return per_topic if _titles_hold(side, summary, rel, spelled) else None
 
 
-def _titles_hold(side: Sidecar, summary: Summary, rel: str, first: dict[int, str]) -> bool:
-    """Whether the pages without a file that the changed file ``rel`` names (``first``: each
-    one's first spelling in it) keep their titles. Such a page is titled by its first spelling
-    in the first file, in listing order, that names it (`side.titled`, updated here): a file
-    after that one may spell it any way; that file or one before it must spell it so."""
-    for i, name in first.items():
+def _titles_hold(side: Sidecar, summary: Summary, rel: str, spelled: dict[int, set[str]]) -> bool:
+    """Whether the pages without a file that the changed file ``rel`` names (``spelled``: how
+    it spells each) keep their titles. Such a page is titled by a spelling in the first file,
+    in Logseq's parse order, that names it (`logseq_pages._spellings`; `side.titled`, updated
+    here): a file parsed after that one may spell it any way; that file or one before it must
+    spell it so throughout."""
+    for i, names in spelled.items():
         by = side.titled[i]
-        if by and by < rel:
+        if by and by != rel and parsed_first((by, rel)) == by:
             continue
-        if name != summary.title(i):
+        if names != {summary.title(i)}:
             return False
         side.titled[i] = rel
     return True

@@ -498,4 +498,27 @@ CASES: dict[str, Case] = {
             "journals/2026_11_25.md": "- later [[zeta]] and [[/kappa]] and [[Eta]]\n",
         },
     ),
+    "spellings_in_parse_order": Case(
+        "A page without a file is titled as the first file Logseq parses that names it spells"
+        " it last: journals newest first (`foo`, not the older `FOO`), `contents.` files, then"
+        " the others by path; in a file, the namespace parents of its title before its blocks'"
+        " references (`One/TWO` from the page's tags, not `ONE/Two` from its file name); in a"
+        " block, the first name as written, then the namespace parents (`kk` from"
+        " `[[kk/b/c]]` beats `[[KK]]`).",
+        {
+            "journals/2026_11_01.md": (
+                "- [[FOO]] [[bar/baz/x]]\n- [[Mixed]]\n- [[kk/b/c]] [[KK]]\n"
+                "- [[Rr]]\n  - [[rr/s]]\n- [[Bb]] [[bB]]\n"
+            ),
+            "journals/2026_11_02.md": "- [[foo]] [[Qux]]\n- [[mixed]] [[MIXED]]\n",
+            "pages/a.md": "- [[qux]] [[BAR/Baz/y]]\n",
+            "pages/Bar___BAZ___z.md": "- body\n",
+            "pages/Aa.md": "- [[zed/q]]\n",
+            "pages/Zed___r.md": "- body\n",
+            "pages/contents.md": "- [[Cee]]\n",
+            "pages/b.md": "- [[cee]] [[one/two]]\n",
+            "pages/ONE___Two___three.md": "tags:: [[One/TWO]]\n\n- x\n",
+            "pages/Kay___Lee___m.md": "- [[kay/LEE/n]]\n",
+        },
+    ),
 }

@@ -326,15 +326,20 @@ def test_a_property_key_in_a_body_hides_a_page_only_journals_name(tmp_path: Path
     assert listed == ["Plain"]
 
 
-def test_a_page_before_the_journals_spells_a_page_without_a_file(tmp_path: Path) -> None:
+def test_a_page_parsed_before_the_journals_spells_a_page_without_a_file(tmp_path: Path) -> None:
+    """Logseq parses every path with ``journals/`` first, newest (last by path) first: an
+    ordinary page there titles a page a journal names too; any other page comes after the
+    journals (Logseq's own parser agrees: tests/graph_cases.py, spellings_in_parse_order)."""
     files = {
-        "Archive/old.md": "- [[ROADMAP review]]\n",
+        "pages/old journals/notes.md": "- [[ROADMAP review]]\n",
         "journals/2026_10_01.md": "- [[roadmap review]] again\n",
+        "Archive/old.md": "- [[Zeta Q]]\n",
+        "journals/2026_10_02.md": "- [[ZETA q]] again\n",
     }
     root = graph_gen.write_graph(tmp_path / "g", files)
     assert_first_pass_is_the_graphs(root)
     threads = api.stale(vault=root, as_of="2026-11-29").to_json()["threads"]
-    assert [t["topic"] for t in threads] == ["ROADMAP review"]
+    assert sorted(t["topic"] for t in threads) == ["ROADMAP review", "ZETA q"]
 
 
 def test_heads_that_rename_alias_retire_or_date_a_page(tmp_path: Path) -> None:
@@ -400,25 +405,26 @@ def test_the_background_build_outlives_the_command(
 def test_a_page_gone_before_its_second_read_is_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    files = {"Archive/old.md": "- [[X]]\n", "journals/2026_10_01.md": "- [[x]]\n"}
+    # parsed before the journal page (`flavors.parse_order`): read again in full
+    files = {"pages/journals/old.md": "- [[X]]\n", "journals/2026_10_01.md": "- [[x]]\n"}
     root = graph_gen.write_graph(tmp_path / "g", files)
     query = Query.of(root, None, None, True)
     warnings: list[str] = []
     listed = query.vault.page_files(warnings)
-    (root / "Archive" / "old.md").unlink()  # read once for its head, gone for its body
+    (root / "pages" / "journals" / "old.md").unlink()  # read once for its head, gone for its body
     real = firstpass._read_one
     monkeypatch.setattr(
         firstpass,
         "_read_one",
         lambda v, f: (
             real(v, f)
-            if "Archive" not in f.rel
+            if "pages/" not in f.rel
             else (PageFacts("old", None, (), None, (), (), ()), frozenset())
         ),
     )
     graph = firstpass.first_graph(query.vault, listed, warnings, frozenset())
-    assert [w for w in warnings if "Archive/old.md" in w]
-    assert "Archive/old.md" not in graph.index.files
+    assert [w for w in warnings if "pages/journals/old.md" in w]
+    assert "pages/journals/old.md" not in graph.index.files
 
 
 def test_an_embedded_interpreter_rebuilds_in_process(

@@ -943,8 +943,9 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
 def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
     tmp_path: Path, spy: list[Any]
 ) -> None:
-    """A page that exists only by reference takes its title from its first reference: a journal
-    edit that writes another spelling first renames it, which only a rebuild knows."""
+    """A page that exists only by reference takes its title from the first file Logseq parses
+    that names it (the newest journal page), as that file spells it last: a journal edit that
+    writes another spelling there renames it, which only a rebuild knows."""
     from .test_queries import logseq
 
     root = logseq(
@@ -954,8 +955,8 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
     )
     backdate_all(root)
     assert "Side Quest" in cached(root).titles
-    day = root / "journals" / "2026_11_28.md"
-    day.write_text("- the [[side quest]] first\n- met [[Side Quest]] folks\n")
+    day = root / "journals" / "2026_11_29.md"
+    day.write_text("- more [[Side Quest]]\n- then the [[side quest]]\n")
     backdate(day)
     again = cached(root)
     assert columns(again) == columns(rebuilt(root))
@@ -965,6 +966,30 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
 #: Changes whose names the graph resolves otherwise than a patch would guess (found by
 #: fuzzing): a flavor, the vault's files, then one file written.
 RESOLVED_OTHERWISE: dict[str, tuple[str, dict[str, str], dict[str, str | None]]] = {
+    "a new name spelled two ways in one journal page (the last spelling titles it)": (
+        "logseq",
+        {"journals/2026_11_27.md": "- a day\n", "journals/2026_11_28.md": "- x\n"},
+        {"journals/2026_11_28.md": "- [[New Thing]]\n- then [[new thing]]\n"},
+    ),
+    "a page without a file spelled anew, last, in the newest journal page that names it": (
+        "logseq",
+        {"journals/2026_11_27.md": "- [[Side]]\n", "journals/2026_11_28.md": "- [[Side]]\n"},
+        {"journals/2026_11_28.md": "- [[Side]]\n- [[SIDE]] again\n"},
+    ),
+    "an older journal page that spells a page without a file otherwise": (
+        "logseq",
+        {"journals/2026_11_27.md": "- [[Side]]\n", "journals/2026_11_28.md": "- [[Side]]\n"},
+        {"journals/2026_11_27.md": "- [[SIDE]] and [[side]]\n"},
+    ),
+    "a namespace parent a journal spells otherwise than the file's title": (
+        "logseq",
+        {
+            "pages/Team___Alpha.md": "- the team\n",
+            "journals/2026_11_27.md": "- [[Team/Alpha]] met\n",
+            "journals/2026_11_28.md": "- a day\n",
+        },
+        {"journals/2026_11_28.md": "- [[team/alpha]] again\n"},
+    ),
     "a new spelling of a page that declares an alias (its alias has a file)": (
         "logseq",
         {
@@ -1373,26 +1398,26 @@ def test_pages_that_come_are_patched_as_a_rebuild_says(
 def test_a_later_spelling_of_a_page_without_a_file_is_patched(
     tmp_path: Path, spy: list[Any]
 ) -> None:
-    """A page without a file keeps the title its first naming file gives it: a later journal
-    page may spell it any way (patched), and one that stops naming it changes nothing while an
-    earlier one still names it."""
+    """A page without a file keeps the title the first file Logseq parses that names it gives
+    it (the newest journal page first): an older journal page may spell it any way (patched),
+    and one that stops naming it changes nothing while the newer one still names it."""
     from .test_queries import logseq
 
     root = logseq(
         tmp_path / "v",
         {"Other": "- about [[Other]]\n"},
         {
-            "2026-11-27": "- met [[Side Quest]] folks\n",
+            "2026-11-29": "- met [[Side Quest]] folks\n",
             "2026-11-28": "- more [[Side Quest]]\n",
-            "2026-11-29": "- a day with [[Other]]\n",
+            "2026-11-27": "- a day with [[Other]]\n",
         },
     )
     backdate_all(root)
     cached(root)
     for day, text in [
-        ("2026_11_29", "- the [[side quest]] again\n- a day with [[Other]]\n"),
+        ("2026_11_27", "- the [[side quest]] again\n- a day with [[Other]]\n"),
         ("2026_11_28", "- nothing on it today\n"),
-        ("2026_11_29", "- the [[SIDE QUEST]] again\n"),
+        ("2026_11_27", "- the [[SIDE QUEST]] again\n"),
     ]:
         page = root / "journals" / f"{day}.md"
         page.write_text(text)
