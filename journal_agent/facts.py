@@ -19,10 +19,11 @@ from __future__ import annotations
 import datetime as dt
 import marshal
 import re
+from collections import Counter
 from itertools import repeat
 
 from .blocktext import split_property_list
-from .flavors import Flavor, Settings
+from .flavors import Flavor, Settings, page_keys
 from .outline import Block, Outline
 from .patterns import regex
 from .records import NamedTuple
@@ -51,6 +52,10 @@ class PageFacts(NamedTuple):
     #: Names the page refers to as property keys, task markers or priorities (Logseq makes
     #: pages of them; `topics` leaves such pages out unless asked).
     meta: tuple[str, ...] = ()
+    #: Of each page the blocks name in two spellings or more (Logseq), the one they name it by
+    #: last (`logseq_pages._spellings`: where this file titles a page without a file, that
+    #: spelling does); a block's names are its own, not those its ancestors pass on.
+    spelled: tuple[str, ...] = ()
 
 
 def facts_bytes(facts: PageFacts) -> bytes:
@@ -89,12 +94,13 @@ def page_facts(vault: Vault, rel: str, outline: Outline, mentions: bool = True) 
     templates = tuple(
         b.properties["template"].strip() for b in outline.blocks if "template" in b.properties
     )
+    spelled: tuple[str, ...] = ()
     if mentions:
-        found, meta = _mentions(outline, flavor, vault.settings)
+        found, meta, spelled = _mentions(outline, flavor, vault.settings)
     else:
         names = (_meta_names(outline, b, flavor, vault.settings) for b in outline.blocks)
         found, meta = [], tuple(dict.fromkeys(n for some in names for n in some))
-    return PageFacts(title, day, aliases, tombstone, ids, templates, tuple(found), meta)
+    return PageFacts(title, day, aliases, tombstone, ids, templates, tuple(found), meta, spelled)
 
 
 def page_names(
@@ -120,15 +126,17 @@ def tombstone_of(props: dict[str, object]) -> str | None:
 
 def _mentions(
     outline: Outline, flavor: Flavor, settings: Settings
-) -> tuple[list[Mention], tuple[str, ...]]:
+) -> tuple[list[Mention], tuple[str, ...], tuple[str, ...]]:
     """Every (block, page name) pair, a block inheriting the names its ancestors reference where
-    the flavor says so; and the names referred to as property keys, markers or priorities."""
+    the flavor says so; the names referred to as property keys, markers or priorities; and
+    `PageFacts.spelled`."""
     kinds, inherit = flavor.backlink_kinds, flavor.path_refs
     out: list[Mention] = []
     path_refs: list[tuple[str, ...]] = []
     meta: dict[str, None] = {}
     lines: list[str] = []  # the page's lines, split on first need
     shown: list[frozenset[str] | set[str]] = []  # per block, what it or a shown ancestor names
+    written: list[str] = []  # every block's own names, in order
     regrouped = outline.regrouped
     if not inherit:  # Obsidian lists a property's link as a mention, whatever the body holds
         out.extend(_property_links(outline, kinds, lines))
@@ -146,6 +154,7 @@ def _mentions(
             out.extend(_link_lines(outline, block, kinds, lines))
             continue
         names = direct = flavor.with_namespaces(own) if own else ()
+        written += direct
         parent = block.parent
         if parent >= 0:
             inherited = path_refs[parent]
@@ -162,7 +171,20 @@ def _mentions(
             resolution = is_resolution(block)
             text = block.text or _first_text(outline, block)
             out += zip(names, repeat(block.line), repeat(resolution), repeat(text))  # in C
-    return out, tuple(meta)
+    return out, tuple(meta), _spelled_last(written, flavor) if inherit else ()
+
+
+def _spelled_last(written: list[str], flavor: Flavor) -> tuple[str, ...]:
+    """`PageFacts.spelled` of a page whose blocks name ``written``, in order."""
+    names = list(dict.fromkeys(written))
+    if len(names) < 2:
+        return ()
+    keys = page_keys(names, flavor.page_key)  # in C
+    if len(set(keys)) == len(keys):
+        return ()
+    twice = {k for k, n in Counter(keys).items() if n > 1}
+    last = {flavor.page_key(n): n for n in written}
+    return tuple(n for k, n in last.items() if k in twice)
 
 
 def _meta_names(outline: Outline, block: Block, flavor: Flavor, settings: Settings) -> list[str]:

@@ -247,15 +247,11 @@ def _spellings(files: list[PageFacts], parents: dict[int, list[str]]) -> list[st
     for key, where in spelled.items():
         n = bisect.bisect_right(ends, where[0])  # the file that names the page first
         here = [names[at] for at in where if at < ends[n]]  # its spellings there
-        if len(here) > 1:
-            f = files[naming[n]]
-            written = [*parents.get(naming[n], ()), *map(_NAME, f.mentions)]
-            first[key] = max(here, key=lambda name: _last_index(written, name))
+        if len(here) > 1:  # a namespace parent of its title, or spelled two ways by its blocks
+            top = parents.get(naming[n], ())
+            last = [s for s in files[naming[n]].spelled if s in here]
+            first[key] = (last or [s for s in here if s not in top])[0]
     return list(first.values())
-
-
-def _last_index(items: list[str], item: str) -> int:
-    return len(items) - 1 - items[::-1].index(item)
 
 
 def _title_parents(title: str) -> list[str]:

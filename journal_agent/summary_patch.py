@@ -24,9 +24,9 @@ tombstone and meta names, so the page keeps its names) and every name it referen
 the summary knows it lands, the summary stands and the side file's counts of the page are
 replaced by its new ones. A page without a file takes its title from the first file that
 names it in Logseq's parse order (`flavors.parse_order`): the side file knows that file, so
-others may spell it any way, and only that file (or one before it) must keep the spelling. A page that
-came is a new topic when no name, topic or query lands on it yet (`add_page`); one that went
-is taken out when nothing named it (`drop_pages`): a rename of such a page is both.
+others may spell it any way, and only that file (or one before it) must keep the spelling. A
+page that came is a new topic when no name, topic or query lands on it yet (`add_page`); one
+that went is taken out when nothing named it (`drop_pages`): a rename of such a page is both.
 
 Anything else returns None and the caller rebuilds. What the patch needs beyond the summary
 (each file's stat and head, where each name as written resolves, each ordinary page's undated

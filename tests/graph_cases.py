@@ -504,13 +504,17 @@ CASES: dict[str, Case] = {
         " the others by path; in a file, the namespace parents of its title before its blocks'"
         " references (`One/TWO` from the page's tags, not `ONE/Two` from its file name); in a"
         " block, the first name as written, then the namespace parents (`kk` from"
-        " `[[kk/b/c]]` beats `[[KK]]`).",
+        " `[[kk/b/c]]` beats `[[KK]]`); a block's own names only, not those it inherits"
+        " (`project x`, though the last block inherits `Project X`).",
         {
             "journals/2026_11_01.md": (
                 "- [[FOO]] [[bar/baz/x]]\n- [[Mixed]]\n- [[kk/b/c]] [[KK]]\n"
                 "- [[Rr]]\n  - [[rr/s]]\n- [[Bb]] [[bB]]\n"
             ),
-            "journals/2026_11_02.md": "- [[foo]] [[Qux]]\n- [[mixed]] [[MIXED]]\n",
+            "journals/2026_11_02.md": (
+                "- [[foo]] [[Qux]]\n- [[mixed]] [[MIXED]]\n"
+                "- [[Project X]] meeting\n  - on [[project x]] dates\n  - follow-ups\n"
+            ),
             "pages/a.md": "- [[qux]] [[BAR/Baz/y]]\n",
             "pages/Bar___BAZ___z.md": "- body\n",
             "pages/Aa.md": "- [[zed/q]]\n",
