@@ -236,8 +236,8 @@ def add_page(
 ) -> Summary | None:
     """``summary`` with the ordinary page that came at ``n`` in ``side.rels`` as a new topic,
     its mentions counted in ``side``; None unless it is a page no name, topic or query lands on
-    yet (`named`), with no alias, no namespace and no new property key, naming only topics the
-    summary resolved."""
+    yet (`named`), no built-in page, with no alias, no namespace and no new property key,
+    naming only topics the summary resolved."""
     facts = read.get(rel)
     if facts is None:
         return None
@@ -246,6 +246,8 @@ def add_page(
         return None
     if facts.title != facts.title.strip() or _journal_named(vault, facts.title):
         return None  # as `_by_title`: a name the graph may resolve otherwise
+    if _built_in(vault, facts.title):
+        return None  # a built-in page (Logseq's ``Contents``) is no ordinary topic
     if vault.flavor.resolution != "logseq" and _keyed_otherwise(vault, rel, facts.title):
         return None
     if key(facts.title) in exclude or named(vault, side, summary, [(rel, facts.title)]):
@@ -279,6 +281,13 @@ def _keyed_otherwise(vault: Vault, rel: str, title: str) -> bool:
     return key(rel) != key(stem) + rel[len(stem) :].lower()
 
 
+def _built_in(vault: Vault, title: str) -> bool:
+    """Whether ``title`` names one of the flavor's built-in pages (Logseq's), which exist
+    with a file or without one."""
+    key = vault.flavor.page_key
+    return key(title) in {key(n) for n in vault.flavor.built_in_pages}
+
+
 def _with_topic(
     summary: Summary, rel: str | None, spellings: tuple[str, ...], query_key: Callable[[str], str]
 ) -> tuple[Summary, int]:
@@ -310,8 +319,9 @@ def drop_pages(
     """``summary`` without the topics of the ordinary pages that went (``side`` already without
     their files and their mentions); None unless nothing named them, not even a file this patch
     ``read`` (else they live on without a file), no other file makes the same page, they had
-    no alias, tombstone, property key or namespace, titled no page without a file, and no
-    other topic or alias shares a name of theirs (a query would change)."""
+    no alias, tombstone, property key or namespace, were no built-in page, titled no page
+    without a file, and no other topic or alias shares a name of theirs (a query would
+    change)."""
     from .registry import query_keys
 
     key, titles, new = vault.flavor.page_key, summary.titles, copied(summary)
@@ -328,6 +338,8 @@ def drop_pages(
         bare = head(PageFacts(title, None, (), None, (), (), ()))
         if p in undated or page.head != bare or "/" in title or p in side.own:
             return None  # named, or a file that makes the same page stays
+        if _built_in(vault, title):
+            return None  # it stays, without a file
         stem = page.rel.rpartition(".")[0]  # its path is a name of it too
         if page.rel in side.titled.values() or {key(n) for n in (title, stem, page.rel)} & aliases:
             return None

@@ -966,6 +966,21 @@ def test_a_new_first_spelling_of_a_page_without_a_file_is_rebuilt(
 #: Changes whose names the graph resolves otherwise than a patch would guess (found by
 #: fuzzing): a flavor, the vault's files, then one file written.
 RESOLVED_OTHERWISE: dict[str, tuple[str, dict[str, str], dict[str, str | None]]] = {
+    "the file of a built-in page goes (the page stays, without a file)": (
+        "logseq",
+        {"pages/Contents.md": "- x\n", "journals/2026_11_28.md": "- a day\n"},
+        {"pages/Contents.md": None},
+    ),
+    "the file of a built-in page comes": (
+        "logseq",
+        {"pages/a.md": "- x\n", "journals/2026_11_28.md": "- a day\n"},
+        {"pages/FAVORITES.md": "- y\n"},
+    ),
+    "the file of a built-in page renamed": (
+        "logseq",
+        {"pages/contents.md": "- x\n", "journals/2026_11_28.md": "- a day\n"},
+        {"pages/contents.md": None, "pages/CONTENTS.md": "- x\n"},
+    ),
     "a new name spelled two ways in one journal page (the last spelling titles it)": (
         "logseq",
         {"journals/2026_11_27.md": "- a day\n", "journals/2026_11_28.md": "- x\n"},
