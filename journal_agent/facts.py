@@ -23,7 +23,7 @@ from collections import Counter
 from itertools import repeat
 
 from .blocktext import split_property_list
-from .flavors import Flavor, Settings, page_keys
+from .flavors import Flavor, Settings
 from .outline import Block, Outline
 from .patterns import regex
 from .records import NamedTuple
@@ -176,15 +176,15 @@ def _mentions(
 
 def _spelled_last(written: list[str], flavor: Flavor) -> tuple[str, ...]:
     """`PageFacts.spelled` of a page whose blocks name ``written``, in order."""
-    names = list(dict.fromkeys(written))
+    names = set(written)
     if len(names) < 2:
         return ()
-    keys = page_keys(names, flavor.page_key)  # in C
-    if len(set(keys)) == len(keys):
+    key = flavor.page_key  # memoised: each name is keyed again by the registry
+    keys = Counter(map(key, names))
+    if len(keys) == len(names):
         return ()
-    twice = {k for k, n in Counter(keys).items() if n > 1}
-    last = {flavor.page_key(n): n for n in written}
-    return tuple(n for k, n in last.items() if k in twice)
+    last = {key(n): n for n in written}
+    return tuple(n for k, n in last.items() if keys[k] > 1)
 
 
 def _meta_names(outline: Outline, block: Block, flavor: Flavor, settings: Settings) -> list[str]:
