@@ -357,11 +357,7 @@ def parse_order(files: Iterable[str]) -> list[str]:
 
 def parsed_first(rels: Iterable[str]) -> str:
     """The one of ``rels`` that Logseq's parser reads first (`parse_order`); "" for none."""
-    rels = list(rels)
-    journals = [rel for rel in rels if "journals/" in rel]
-    if journals:
-        return max(journals)
-    return min([rel for rel in rels if "contents." in rel] or rels, default="")
+    return next(iter(parse_order(set(rels))), "")
 
 
 def boundless(name: str) -> str:

@@ -49,10 +49,9 @@ def new_names(
     ``targets``. A topic's own title lands on it (`_by_title`). In Logseq another name makes a
     page: one that no page, alias or date takes is a new topic without a file, titled by its
     first spelling in the first changed file Logseq parses that uses it (`landing` sees that
-    the file spells it no other way). In Obsidian and
-    plain Markdown a name whose file name no topic has lands on no topic. None when a name may
-    land anywhere else (a namespace, an alias, an encoded or relative link to a topic): the
-    caller rebuilds."""
+    the file spells it no other way). In Obsidian and plain Markdown a name whose file name no
+    topic has lands on no topic. None when a name may land anywhere else (a namespace, an
+    alias, an encoded or relative link to a topic): the caller rebuilds."""
     logseq = vault.flavor.resolution == "logseq"
     key, titles = vault.flavor.page_key, None
     stems: set[str] | None = None
