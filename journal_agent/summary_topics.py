@@ -207,8 +207,6 @@ def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]
     Markdown links, encoded or not). In Logseq every name a file uses is a page, so topics
     (and aliases) are compared; a name that reads as a date lands on the day's journal page
     whether its file exists or not, and journal pages are never topics."""
-    from urllib.parse import unquote
-
     keys = {fold(name).strip() for rel, title in pages
             for name in (title, rel.rpartition("/")[2].rpartition(".")[0])}  # fmt: skip
     keys.update(vault.flavor.page_key(title) for _rel, title in pages)
@@ -218,6 +216,8 @@ def named(vault: Vault, side: Sidecar, old: Summary, pages: list[tuple[str, str]
         return True  # it could span two names, which `Summary.folded` joins as it pleases
     texts = [*old.folded(), fold("\x00".join(side.aliases))]
     if vault.flavor.resolution != "logseq":
+        from urllib.parse import unquote  # lazy: 4 ms of a Logseq page's patch, which needs none
+
         landings = side.targets.whole().values()
         written = fold("\x00".join(name for memo in landings for name in memo))
         texts += [written, unquote(written)]

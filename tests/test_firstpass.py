@@ -223,6 +223,35 @@ def test_stale_where_the_summary_would_be_rebuilt(
     assert passes == []
 
 
+def test_a_vault_without_a_cache_is_listed_without_a_stat_per_file(
+    logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first query on a vault reads every file, which tells its size: the listing the
+    first pass gets takes no stat of each (`summary_current._first_query`). With the index
+    cached (its entries are reused by their stat), every file is stat-ed as before."""
+    kw: dict[str, Any] = {"vault": logseq_vault, "as_of": "2026-11-29"}
+    (logseq_vault / "pages" / "empty.md").write_bytes(b"")  # a size of 0 that is one
+    expected = api.stale(use_cache=False, **kw).to_json()
+    listed: list[list[Any]] = []
+    real = firstpass.first_graph
+
+    def first_graph(vault: Any, files: list[Any], *rest: Any) -> Graph:
+        listed.append(files)
+        return real(vault, files, *rest)
+
+    monkeypatch.setattr(firstpass, "first_graph", first_graph)
+    assert api.stale(**kw).to_json() == expected
+    (files,) = listed
+    assert files and all(f[1:] == (0, 0, 0) for f in files)
+    vault = Query.of(logseq_vault, None, None, True).vault
+    Path(summary_path(vault)).unlink()
+    assert cache_path(vault).exists()
+    listed.clear()
+    assert api.stale(**kw).to_json() == expected
+    (files,) = listed
+    assert all(f.size for f in files if f.rel != "pages/empty.md")
+
+
 def test_a_cold_projection_reads_the_first_pass(
     logseq_vault: Path, spy_graph: list[int], passes: list[int]
 ) -> None:

@@ -23,7 +23,9 @@ from journal_agent import (
     stale,
     topics,
 )
+from journal_agent import vault as vault_module
 from journal_agent.index import load_index
+from journal_agent.vault import PageFile
 
 from .conftest import FIXTURE_VAULTS, ROOT, SAMPLE_VAULT, snapshot
 
@@ -500,9 +502,13 @@ def test_parsed_config_edn_is_cached_until_the_file_changes(tmp_path: Path) -> N
     assert open_vault(root, use_cache=False).journal_rel(NOV29) == "journals/20261129.md"
 
 
-def test_a_listed_file_is_read_as_read_bytes_reads_it(tmp_path: Path) -> None:
-    """`Vault.read_listed` reads in one call only a file that still has its listed size;
-    whatever changed since the listing is read (or refused) as `read_bytes` would."""
+@pytest.mark.parametrize("stat", [True, False])
+def test_a_listed_file_is_read_as_read_bytes_reads_it(
+    tmp_path: Path, stat: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Vault.read_listed` reads in one call only a file that still has its listed size (or,
+    listed without a stat, the size it has when opened); whatever changed since the listing is
+    read (or refused) as `read_bytes` would."""
     root = logseq(tmp_path, "{}")
     pages = root / "pages"
     for name, text in [("same", "- same\n"), ("grew", "- a\n"), ("shrank", "- a longer one\n")]:
@@ -511,7 +517,9 @@ def test_a_listed_file_is_read_as_read_bytes_reads_it(tmp_path: Path) -> None:
     (pages / "gone.md").write_text("- soon gone\n")
     (pages / "pipe.md").write_text("- a file, then a FIFO\n")
     vault = open_vault(root)
-    listed = {PurePosixPath(f.rel).stem: f for f in vault.page_files()}
+    listing = map(PageFile._make, vault.listing(stat=stat))
+    listed = {PurePosixPath(f.rel).stem: f for f in listing}
+    assert all(f.size for n, f in listed.items() if n != "empty") == stat
     (pages / "grew.md").write_text("- a, and more\n")
     (pages / "shrank.md").write_text("- b\n")
     (pages / "gone.md").unlink()
@@ -523,3 +531,6 @@ def test_a_listed_file_is_read_as_read_bytes_reads_it(tmp_path: Path) -> None:
         vault.read_listed(listed["gone"])
     with pytest.raises(UnreadablePage, match="FIFO"):
         vault.read_listed(listed["pipe"])
+    monkeypatch.setattr(vault_module, "MAX_PAGE_BYTES", 4)  # over the limit: refused
+    with pytest.raises(UnreadablePage, match="reads files up to"):
+        vault.read_listed(listed["same"])
