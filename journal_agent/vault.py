@@ -212,9 +212,7 @@ class Vault:
 
     def page_paths(self) -> list[str]:
         """The vault-relative paths of `page_files`, without the cost of a stat per file."""
-        s = self.settings
-        rules = (s.extensions, s.hidden, s.skipped)
-        return [f[0] for f in page_files(self.where, *rules, [], False)]
+        return [f[0] for f in self.listing(stat=False)]
 
     def describe(self, rel: str, title: str | None = None) -> tuple[str, dt.date | None]:
         """A page file's title and its day if it is a journal page. ``title``: the one its own
@@ -271,8 +269,8 @@ class Vault:
         """`read_bytes` of a file `page_files` just listed, in one read while it still has the
         listed size: a cold scan reads every file, and the checks of its kind and size that the
         listing made cost a third of reading it again. A size of 0 (listed without its stat,
-        or empty) is taken from the open file (`fstat` costs a tenth of a `stat` by path,
-        and runs in the worker that reads it). Anything else (grown, shrunk, gone, over the
+        or empty) is taken from the open file: an `fstat` costs a fraction of a `stat` by
+        path, and runs in the worker that reads it. Anything else (grown, shrunk, gone, over the
         size limit, not a regular file) is read by `read_bytes`, which says what is wrong."""
         size = file.size
         if size <= MAX_PAGE_BYTES:
