@@ -14,6 +14,10 @@ import marshal
 from array import array
 from itertools import accumulate
 
+TYPE_CHECKING = False  # not typing's: the warm path loads this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 #: The text, the end of each item (past its last character, where its NUL follows), and
 #: whether the list is the text split at each NUL (no item holds one; None: not known yet,
 #: `whole` counts them where a list is made: a query that reads a few items never needs it).
@@ -160,6 +164,36 @@ def refolded(
     if found is None:
         return None
     return (folded_chunk("\0".join(filter(None, (found[0], title))), found[1] + more),)
+
+
+def keys_chunk(page_key: Callable[[str], str], keys: str) -> bytes:
+    """A chunk of `summary.Summary.title_keys` as a base file keeps it: the keys (joined by
+    NULs) and which key they are, compressed as `folded_chunk`s are."""
+    import zlib
+
+    return zlib.compress(marshal.dumps((page_key.__name__, keys)), 1)
+
+
+def unkeyed(kept: object, page_key: Callable[[str], str], count: int) -> str | None:
+    """`summary.Summary.title_keys` as kept (`keys_chunk`s), if they are ``page_key``'s and
+    ``count`` of them; else None (made anew)."""
+    import zlib
+
+    if type(kept) is not tuple or not kept or not count:
+        return None
+    parts = []
+    for chunk in kept:
+        try:
+            found = marshal.loads(zlib.decompress(chunk)) if type(chunk) is bytes else None
+        except (ValueError, EOFError, TypeError, zlib.error):
+            return None
+        if type(found) is not tuple or len(found) != 2 or found[0] != page_key.__name__:
+            return None
+        if type(found[1]) is not str:
+            return None
+        parts.append(found[1])
+    joined = "\0".join(parts)
+    return joined if joined.count("\0") == count - 1 else None
 
 
 def grown(was: tuple[bytes, ...], now: bytes, limit: int) -> tuple[bytes, ...]:

@@ -26,7 +26,7 @@ from itertools import compress
 from operator import not_
 
 from .facts import PageFacts
-from .flavors import joined_keys, page_keys, parse_order, parsed_first
+from .flavors import page_keys, parse_order, parsed_first
 from .packed import fold
 from .sidecar import Dropped, Sidecar, Targets, head, meta_keys
 from .summary import Summary
@@ -102,7 +102,7 @@ def new_names(
 
     query_key = query_keys(vault)
     for k, spellings in sorted(new.items()):
-        summary, p = _with_topic(summary, None, (spellings[0],), query_key)
+        summary, p = _with_topic(vault, summary, None, (spellings[0],), query_key)
         for spelling in spellings:
             side.targets.set("", spelling, (p,))
         side.titled[p] = titled[k]
@@ -257,7 +257,7 @@ def add_page(
     from .registry import query_keys
 
     spellings = (facts.title,) if vault.flavor.resolution == "logseq" else (facts.title, rel)
-    summary, p = _with_topic(summary, rel, spellings, query_keys(vault))
+    summary, p = _with_topic(vault, summary, rel, spellings, query_keys(vault))
     pairs = array("i")
     for i, at in sorted(per_topic.items()):
         pairs.extend((i, len(at)))
@@ -288,14 +288,19 @@ def _built_in(vault: Vault, title: str) -> bool:
 
 
 def _with_topic(
-    summary: Summary, rel: str | None, spellings: tuple[str, ...], query_key: Callable[[str], str]
+    vault: Vault,
+    summary: Summary,
+    rel: str | None,
+    spellings: tuple[str, ...],
+    query_key: Callable[[str], str],
 ) -> tuple[Summary, int]:
     """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
     mentions it yet) after every other, and its position. ``spellings``: its title, then the
     other names a query finds it by."""
+    page_key = vault.flavor.page_key
     new = copied(summary)
     keys = list(dict.fromkeys(map(query_key, spellings)))
-    return new, new.append_topic(spellings[0], rel, keys, list(spellings))
+    return new, new.append_topic(spellings[0], rel, keys, list(spellings), page_key)
 
 
 def copied(summary: Summary) -> Summary:
@@ -413,8 +418,8 @@ class _Titles:
     a few names, and a dict of every key cost 30 ms at 100,000 topics."""
 
     def __init__(self, vault: Vault, old: Summary) -> None:
-        key, joined = vault.flavor.page_key, old.joined_titles()
-        keys = joined_keys(joined, key) if joined is not None else None
+        key = vault.flavor.page_key
+        keys = old.title_keys(key)
         self._joined = f"\x00{keys}\x00" if keys is not None else None
         self._keys: dict[str, int] = {}
         if keys is None:  # titles that are a list already, or a title holding a NUL

@@ -1764,8 +1764,10 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     tmp_path: Path, made_lists: str
 ) -> None:
     """A topic a patch adds (`Summary.append_topic`) goes into the titles and paths
-    as read (packed, or lists if they were made lists before or after), and into the folded
-    titles and names `summary_topics.named` searches, as folding them all again would."""
+    as read (packed, or lists if they were made lists before or after), into the folded
+    titles and names `summary_topics.named` searches, as folding them all again would, and
+    into the titles' keys (`Summary.title_keys`) as keying them all again would."""
+    from journal_agent.flavors import logseq_key, wiki_key
     from journal_agent.summary import save
 
     made = Summary("stamp", ["Été", "b/c"], ["pages/Été.md", None])
@@ -1776,13 +1778,17 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     first = read(path)
     assert first is not None
     first.folded()  # made once, and kept in the base file
+    assert first.title_keys(logseq_key) == "été\0b/c"  # so too
     save(path, first)
     old = read(path)
     assert old is not None and old._titles is None and old._folded is not None
+    assert old._keys is not None and old.title_keys(logseq_key) == "été\0b/c"
+    assert old.title_keys(wiki_key) == "été\0b/c" and old._keys is not None  # made anew
+    assert old.title_keys(logseq_key) == "été\0b/c"
     if made_lists == "before":
         assert old.titles == ["Été", "b/c"]
     new = copy.copy(old)
-    p = new.append_topic("Ωmega", "pages/Ωmega.md", ["ωmega"], ["Ωmega"])
+    p = new.append_topic("Ωmega", "pages/Ωmega.md", ["ωmega"], ["Ωmega"], logseq_key)
     if made_lists == "after":
         assert new.titles[p] == "Ωmega"
     assert (old.count(), new.count(), p) == (2, 3, 2)  # the summary read is left as it was
@@ -1791,34 +1797,47 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     assert again is not None
     assert again.titles == ["Été", "b/c", "Ωmega"]
     assert again.paths == ["pages/Été.md", None, "pages/Ωmega.md"]
+    assert again._keys is not None and len(again._keys) == 2  # a chunk more
+    assert again.title_keys(logseq_key) == "été\0b/c\0ωmega"
     assert (again.find("ωmega"), again.spelled["Ωmega"]) == (2, 2)
     kept = again.folded()
     again._folded = None
     assert kept == again.folded() == ("", "été\0b/c\0ωmega")  # each title is a name
     again.names = {"été": 0, "other": 2}  # a title no name folds to is searched as a title
     assert again.folded() == ("b/c\0ωmega", "été\0other")
+    again.titles = ["Z", "b/c", "Ωmega"]  # titles set anew: keyed anew
+    assert again._keys is None and again.title_keys(logseq_key) == "z\0b/c\0ωmega"
 
 
-class _FakeSummary:
-    """What `summary_topics._Titles` reads of a summary: its titles, packed or a list."""
+def _titled(titles: list[str], how: str, path: str, key: Callable[[str], str]) -> Summary:
+    """A summary of these titles: made here (a list), or saved and read back (packed), its
+    titles' keys kept in its base too ("kept")."""
+    from journal_agent.summary import save
 
-    def __init__(self, titles: list[str], packed: bool) -> None:
-        self.titles, self.packed = titles, packed
-
-    def joined_titles(self) -> str | None:
-        whole = all("\x00" not in t for t in self.titles) and bool(self.titles)
-        return "\x00".join(self.titles) if self.packed and whole else None
+    made = Summary("stamp", titles, [None] * len(titles))
+    made.extra, made.starts = array("b", bytes(len(titles))), array("i", bytes(4 * len(titles) + 4))
+    if how == "list":
+        return made
+    if how == "kept":
+        made.title_keys(key)
+    save(path, made)
+    found = read(path)
+    assert found is not None and (found._keys is not None) == (
+        how == "kept" and made._keys is not None
+    )
+    return found
 
 
 @pytest.mark.parametrize("flavor", ["logseq", "obsidian"])
 @pytest.mark.parametrize("seed", range(3))
 def test_a_title_key_is_found_by_search_as_a_dict_of_every_key_finds_it(
-    flavor: str, seed: int
+    tmp_path: Path, flavor: str, seed: int
 ) -> None:
     """`summary_topics._Titles` searches the keys of every title joined by NULs (a patch that
     names a new topic looks up a few names among a hundred thousand titles): each key is where
     a dict of every title's key puts it, -1 where two titles share it, None where none has it;
-    the same from titles that are a list already, or that hold a NUL."""
+    the same from titles that are a list already, or that hold a NUL, and from the keys kept
+    in the summary's base (`Summary.title_keys`)."""
     from journal_agent.flavors import logseq_key, wiki_key
     from journal_agent.summary_topics import _Titles
 
@@ -1833,10 +1852,11 @@ def test_a_title_key_is_found_by_search_as_a_dict_of_every_key_finds_it(
         for i, title in enumerate(titles):
             expected[key(title)] = -1 if key(title) in expected else i
         probes = [*expected, *(key(t) for t in pool), "", "a\x00b", "zz", "lph", "\x00"]
-        for packed in (True, False):
-            found = _Titles(vault, _FakeSummary(titles, packed))  # type: ignore[arg-type]
+        for how in ("list", "packed", "kept"):
+            summary = _titled(titles, how, str(tmp_path / "x.summary"), key)
+            found = _Titles(vault, summary)  # type: ignore[arg-type]
             for probe in probes:
-                assert found.get(probe) == expected.get(probe), (titles, probe, packed)
+                assert found.get(probe) == expected.get(probe), (titles, probe, how)
 
 
 @pytest.mark.parametrize("seed", range(4))
