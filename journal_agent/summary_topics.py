@@ -414,8 +414,8 @@ def _titles_hold(side: Sidecar, summary: Summary, rel: str, spelled: dict[int, s
 
 class _Titles:
     """Where each topic title's key stands: `get`. Searched in the keys of every title joined
-    by NULs (made in C steps from the titles as packed, where they still are): a patch looks up
-    a few names, and a dict of every key cost 30 ms at 100,000 topics."""
+    by NULs (`Summary.title_keys`, kept beside the titles): a patch looks up a few names, and a
+    dict of every key cost 30 ms at 100,000 topics."""
 
     def __init__(self, vault: Vault, old: Summary) -> None:
         key = vault.flavor.page_key
