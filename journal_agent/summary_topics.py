@@ -297,10 +297,10 @@ def _with_topic(
     """``summary`` with a topic for the page at ``rel`` (None: a page without a file; nothing
     mentions it yet) after every other, and its position. ``spellings``: its title, then the
     other names a query finds it by."""
-    page_key = vault.flavor.page_key
     new = copied(summary)
     keys = list(dict.fromkeys(map(query_key, spellings)))
-    return new, new.append_topic(spellings[0], rel, keys, list(spellings), page_key)
+    p = new.append_topic(spellings[0], rel, keys, list(spellings), vault.flavor.page_key)
+    return new, p
 
 
 def copied(summary: Summary) -> Summary:
