@@ -44,8 +44,8 @@ PHASES = [
     ("registry (build_registry)", "registry.py", "build_registry"),
     ("graph: backlinks (Graph._collect)", "queries.py", "_collect"),
     ("summary: build (Summary.of)", "summary.py", "of"),
-    ("summary: read", "summary.py", "read"),
-    ("summary: save", "summary.py", "save"),
+    ("summary: read", "summary_store.py", "read"),
+    ("summary: save", "summary_store.py", "save"),
     ("JSON output (json.dumps)", "__init__.py", "dumps"),
 ]
 

@@ -39,7 +39,8 @@ from .columns import positions
 from .digests import blake2b
 from .queries import Backlink, Topic, encoded_timeline, timeline, undated_order
 from .registry import Page, query_keys
-from .summary import Summary, summary_path
+from .summary import Summary
+from .summary_store import summary_path
 from .vault import PageFile, Vault
 
 TYPE_CHECKING = False  # not typing's: see `records`

@@ -157,20 +157,20 @@ def current(raw: str, seen: list[Seen], dated_only: bool) -> Summary | None:
 @contextlib.contextmanager
 def handed(seen: list[Seen], summary_too: bool = True) -> Iterator[None]:
     """The listing and the summary read of a vault, handed to the library for the query it
-    answers (`walk.HANDED`: every listing of that vault by those rules; `summary.HANDED`: used
+    answers (`walk.HANDED`: every listing of that vault by those rules; `summary_store.HANDED`: used
     once, unless not ``summary_too``, where it may have moved on since): it is not listed or
     read twice. The cache folder it was found in too (`cachedir.FOUND`), so that the library
     does not ask platformdirs again."""
-    from . import cachedir, summary, walk
+    from . import cachedir, summary_store, walk
 
     if seen:
         walk.HANDED, read = seen[-1]
-        summary.HANDED = read if summary_too else None
+        summary_store.HANDED = read if summary_too else None
         cachedir.FOUND = os.path.dirname(read[0])
     try:
         yield
     finally:
-        walk.HANDED = summary.HANDED = cachedir.FOUND = None
+        walk.HANDED = summary_store.HANDED = cachedir.FOUND = None
 
 
 def parse(words: list[str]) -> dict[str, Any] | None:
@@ -214,7 +214,7 @@ def warm_summary(raw: str, seen: list[Seen] | None = None) -> Summary | None:
     None, with what was read (``seen``) when only page files changed."""
     from . import __version__
     from .cachedir import cache_name
-    from .summary import read
+    from .summary_store import read
     from .walk import page_files, probe, stamp
 
     if not raw:

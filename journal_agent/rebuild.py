@@ -87,7 +87,7 @@ def wait_for_build(vault: Vault) -> None:
 
 
 def _open_lock(vault: Vault, create: bool = True) -> int:
-    from .summary import summary_path
+    from .summary_store import summary_path
 
     path = summary_path(vault) + ".building"
     if create:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import marshal
-import os
 from array import array
 from itertools import compress
 from operator import eq, gt, ne
@@ -28,19 +27,15 @@ from operator import eq, gt, ne
 from .derived import recency, status_of
 from .packed import (
     Packed,
-    dump,
     extended,
     folded_anew,
     folded_chunk,
-    grown,
     item,
     keys_chunk,
-    pack,
     refolded,
     split,
     unfolded,
     unkeyed,
-    unpack_chunks,
     whole,
 )
 
@@ -52,7 +47,6 @@ if TYPE_CHECKING:
     from .cachedir import Read
     from .derived import Status
     from .queries import Backlink, Graph, Topic
-    from .vault import Vault
 
 #: The shape of the summary and of its side file (`sidecar.Sidecar`), bumped together: a
 #: summary still valid by its stamp is trusted without reading the side file, so one written by
@@ -68,7 +62,7 @@ ARRAYS = {
     "resolutions": "b",
     "texts": "i",  # into `strings`
 }
-_LISTS = ("files", "warnings", "suggested", "withheld")
+LISTS = ("files", "warnings", "suggested", "withheld")
 #: The page lists, each kept apart in the summary's base file (`cachedir.save_with_base`, with
 #: ``extra``, `folded` and the name tables): they change only when a topic comes, goes or is
 #: named anew, so a journal edit's patch neither encodes nor writes a hundred thousand names
@@ -76,13 +70,13 @@ _LISTS = ("files", "warnings", "suggested", "withheld")
 #: where each item ends (`packed`), not a list: `stale` needs the few hundred it prints, and
 #: making a hundred thousand strings of a list cost 20 ms a list (`title`, `path`). The
 #: mentions' texts (``strings``) are kept so too, in the base (a patch adds a few: `string`).
-_KEPT = ("titles", "paths")
-_DICTS = ("racy", "guard")
+KEPT = ("titles", "paths")
+DICTS = ("racy", "guard")
 #: Name tables, kept marshalled until asked for: a third of the loading time, which `stale`
 #: and `topics` do not need, and `find` reads one bucket of (`buckets.table_parts`). A patch that
 #: adds a topic appends a part (`add_names`) rather than read and rewrite a hundred thousand
 #: names; past `MAX_PARTS` added parts they are bucketed anew with the rest.
-_NAMES = ("names", "spelled")
+NAMES = ("names", "spelled")
 MAX_PARTS = 64
 
 
@@ -97,8 +91,8 @@ class Summary:
     ``guard``: see the module."""
 
     __slots__ = (
-        "stamp", "_titles", "_paths", "_strings", "_packed", "_from", *_LISTS, *ARRAYS,
-        *_DICTS, "_names", "_read", "_base", "_folded", "_keys", "partial",
+        "stamp", "_titles", "_paths", "_strings", "_packed", "_from", *LISTS, *ARRAYS,
+        *DICTS, "_names", "_read", "_base", "_folded", "_keys", "partial",
     )  # fmt: skip
 
     def __init__(
@@ -112,7 +106,7 @@ class Summary:
         self.stamp = stamp
         self._titles: list[str] | None = titles if titles is not None else []
         self._paths: list[str | None] | None = paths if paths is not None else []
-        #: The lists kept packed (`_KEPT`, ``strings``), for those not made lists yet (None in
+        #: The lists kept packed (`KEPT`, ``strings``), for those not made lists yet (None in
         #: their slot), and of those read, how many items and which chunks they were read from
         #: (`save` adds a chunk of what came since: `append_topic`, `share_strings`)
         self._packed: dict[str, Packed] = {}
@@ -130,7 +124,7 @@ class Summary:
         self.resolutions: array[int] = array("b")
         self.texts: array[int] = array("i")
         self._names: dict[str, dict[str, int] | tuple[bytes, ...]] = {"names": {}, "spelled": {}}
-        #: `_KEPT` lists as read once made lists (a copy of each), and the base read
+        #: `KEPT` lists as read once made lists (a copy of each), and the base read
         #: (`cachedir.Read`)
         self._read: dict[str, list[Any]] = {}
         self._base: Read | None = None
@@ -319,7 +313,7 @@ class Summary:
         return len(self.starts) - 1
 
     def _unpacked(self, name: str) -> list[str]:
-        """A `_KEPT` list made a list (and kept as it was, for `save`)."""
+        """A `KEPT` list made a list (and kept as it was, for `save`)."""
         found = split(self._packed[name])
         self._read[name] = list(found)
         return found
@@ -511,112 +505,3 @@ class Summary:
         day = dt.date.fromordinal(self.days[k])
         text = self.string(self.texts[k])
         return make(day, page, path, self.lines[k], text, bool(self.resolutions[k]))
-
-
-def summary_path(vault: Vault) -> str:
-    """Where the summary of ``vault`` is cached (its side file beside it, `sidecar`)."""
-    from .cachedir import cache_name
-
-    return cache_name("index", os.path.realpath(vault.where), suffix=".summary")
-
-
-#: The summary the warm path (`quick`) read moments ago in this process, handed on with the
-#: vault's listing when the vault changed (`walk.HANDED`): (its path, the summary as read).
-HANDED: tuple[str, Summary] | None = None
-
-
-def read(path: str) -> Summary | None:
-    """The summary cached at ``path``, whatever its stamp; None if it is missing, of another
-    format or corrupt (it is rebuilt from the index)."""
-    global HANDED
-    if HANDED is not None and HANDED[0] == path:
-        (_, handed), HANDED = HANDED, None  # used once, as read
-        return handed
-    from .cachedir import load_with_base
-
-    found = load_with_base(path)
-    if found is None:
-        return None
-    data, read = found
-    base = read[1]
-    try:
-        if data.pop("format") != FORMAT:
-            return None
-        summary = Summary(str(data.pop("stamp")))
-        extra = b"".join(base["extra"])  # type: ignore[arg-type]
-        for name in (*_KEPT, "strings"):
-            packed = unpack_chunks(base[name])
-            if packed is None or (name != "strings" and len(packed[1]) != len(extra)):
-                return None
-            summary._packed[name] = packed
-            summary._from[name] = len(packed[1]), base[name]  # type: ignore[assignment]
-        summary._titles = summary._paths = summary._strings = None
-        data["extra"] = extra
-        for name, kind in ARRAYS.items():
-            column = array(kind)
-            column.frombytes(data.pop(name))  # type: ignore[arg-type]
-            setattr(summary, name, column)
-        for name in _NAMES:
-            parts = base[name]
-            if type(parts) is not tuple or not all(type(p) is bytes for p in parts):
-                return None
-            summary._names[name] = parts
-        for name, value in data.items():
-            if type(value) is not type(getattr(summary, name)):
-                return None
-            setattr(summary, name, value)
-        summary._base, summary._folded = read, base.get("folded")  # type: ignore[assignment]
-        summary._keys = base.get("keys")  # type: ignore[assignment]  # checked as read: `unkeyed`
-        return summary
-    except Exception:  # foreign or corrupt
-        return None
-
-
-def load(path: str, stamp: str) -> Summary | None:
-    """The cached summary if it was built from exactly these files and settings."""
-    summary = read(path)
-    return summary if summary is not None and summary.stamp == stamp else None
-
-
-def save(path: str, summary: Summary) -> None:
-    """Write the summary atomically; a cache that cannot be written only costs speed."""
-    from .buckets import table_kept, table_parts
-    from .cachedir import save_with_base
-
-    data: dict[str, Any] = {name: getattr(summary, name) for name in ("stamp", *_LISTS, *_DICTS)}
-    data.update((name, getattr(summary, name).tobytes()) for name in ARRAYS if name != "extra")
-    read: dict[str, Any] = summary._base[1] if summary._base else {}
-    extra = grown(read.get("extra", ()), summary.extra.tobytes(), MAX_PARTS)
-    base: dict[str, Any] = {"extra": extra}
-    for name in (*_KEPT, "strings"):
-        base[name] = _list_chunks(summary, name)
-    for name in _NAMES:  # as read, unless a table was (or has too many parts)
-        table = summary._names[name]
-        if not isinstance(table, dict) and not table_kept(table, MAX_PARTS):
-            table = summary._table(name)  # bucketed anew (a corrupt one: as `names` reads it)
-        base[name] = table if not isinstance(table, dict) else table_parts(table)
-    if summary._folded is not None:  # of these titles and names
-        base["folded"] = summary._folded
-    if summary._keys is not None:  # of these titles
-        base["keys"] = summary._keys
-    data["format"] = FORMAT
-    save_with_base(path, data, base, summary._base)
-
-
-def _list_chunks(summary: Summary, name: str) -> tuple[bytes, ...]:
-    """The list ``name`` as the base keeps it (`packed`): the chunks it was read from, and one
-    of the items added since, where it only grew (up to `MAX_PARTS` chunks); else one chunk."""
-    value, source = getattr(summary, f"_{name}"), summary._from.get(name)
-    if value is None:  # still packed
-        packed = summary._packed[name]
-        if source is None or len(source[1]) >= MAX_PARTS:
-            return (dump(packed),)
-        added = [item(packed, k) for k in range(source[0], len(packed[1]))]
-    else:
-        items, as_read = [v or "" for v in value], summary._read.get(name)
-        if source is None or as_read is None or len(source[1]) >= MAX_PARTS:
-            return (pack(items),)
-        if items[: source[0]] != as_read[: source[0]]:  # not only grown since read
-            return (pack(items),)
-        added = items[source[0] :]
-    return (*source[1], pack(added)) if added else source[1]

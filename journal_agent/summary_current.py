@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 
-from . import summary as stored
-from .summary import Summary, load, read, save, summary_path
+from . import summary_store as stored
+from .summary import Summary
+from .summary_store import load, read, save, summary_path
 
 TYPE_CHECKING = False  # not typing's: the warm path must not pay for importing it
 if TYPE_CHECKING:
@@ -221,7 +222,7 @@ def watch_holds(watch: dict[str, Any] | None) -> bool:
 
 
 def _watcher_asked(vault: Vault) -> bool:
-    """Whether the warm path that handed this process the vault's summary (`summary.HANDED`)
+    """Whether the warm path that handed this process the vault's summary (`summary_store.HANDED`)
     asked the running watcher, if any, moments ago, where the summary's guard says it keeps its
     state (`quick.watched`: while `watch_holds`); finding that place anew reads the person's
     config file, with platformdirs. A watcher that vouched since is not needed: the stat of

@@ -57,7 +57,8 @@ from .sidecar import (
     save_side,
     stats_now,
 )
-from .summary import Summary, save
+from .summary import Summary
+from .summary_store import save
 from .summary_topics import add_page, drop_pages, landing, named, new_names
 from .vault import Vault
 from .walk import blocks

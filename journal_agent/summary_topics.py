@@ -129,7 +129,7 @@ def refuse_unknown(vault: Vault, summary: Summary, name: str) -> None:
     from .errors import not_a_page
     from .registry import closest
     from .sidecar import load_side
-    from .summary import summary_path
+    from .summary_store import summary_path
 
     days = vault.journal_names
     if vault.flavor.resolution != "logseq" or "/" in name or (days and days.day_of(name)):

@@ -32,7 +32,7 @@ from journal_agent.facts import PageFacts, page_facts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.properties import PROPERTY_LINE
 from journal_agent.queries import Graph, derive
-from journal_agent.summary import summary_path
+from journal_agent.summary_store import summary_path
 
 from . import graph_gen
 from .conftest import FIXTURE_VAULTS, ROOT, copy_vault

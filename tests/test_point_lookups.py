@@ -227,7 +227,7 @@ def kept_stamps(root: Path) -> list[str]:
     """The summary stamp each topic's kept backlinks were kept with (`backlinks.Memo`)."""
     import marshal
 
-    from journal_agent.summary import summary_path
+    from journal_agent.summary_store import summary_path
 
     folder = Path(summary_path(open_vault(root))).parent
     return [marshal.loads(p.read_bytes())[2] for p in sorted(folder.glob("*.hot-*"))]
@@ -343,7 +343,7 @@ def test_damaged_kept_backlinks_are_read_again(
     import zlib
 
     from journal_agent import backlinks
-    from journal_agent.summary import summary_path
+    from journal_agent.summary_store import summary_path
 
     from .test_summary_patch import backdate_all
 
@@ -400,7 +400,7 @@ def test_only_the_topics_written_last_are_kept(
     logseq_vault: Path, memo_all: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from journal_agent import backlinks
-    from journal_agent.summary import summary_path
+    from journal_agent.summary_store import summary_path
 
     monkeypatch.setattr(backlinks, "MEMO_TOPICS", 2)
     timelines(logseq_vault, True)

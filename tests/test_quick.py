@@ -471,7 +471,7 @@ def test_a_name_no_page_has_is_answered_with_one_listing(
     summary check and graph (for the names to suggest) take the warm path's listing: the vault
     is listed once, on a warm vault and on one that changed (the summary patched first), and
     the refusal is the one made without any cache; nothing is left handed over."""
-    from journal_agent import summary, walk
+    from journal_agent import summary_store, walk
 
     settle(logseq_vault)
     asked = ["status", "Bakups", "--as-of", AS_OF, "--vault", str(logseq_vault)]
@@ -491,7 +491,7 @@ def test_a_name_no_page_has_is_answered_with_one_listing(
 
     monkeypatch.setattr(walk, "_folder", counting)
     found = (quick.main(asked), *capsys.readouterr())
-    assert len(listings) == 1 and walk.HANDED is None and summary.HANDED is None
+    assert len(listings) == 1 and walk.HANDED is None and summary_store.HANDED is None
     assert found[0] == 2 and "did you mean 'Backups'" in found[2]
     assert found == full([*asked, "--no-cache"], capsys)
 
@@ -504,7 +504,7 @@ def test_a_changed_vault_is_answered_as_a_rebuild_without_the_cli(
     added, deleted or renamed, a just-written racy page), the warm path has the library bring
     the summary up to date and prints what a rebuild prints, for every query form; the CLI
     (argument parser, topic objects) is not run, and nothing is left handed over."""
-    from journal_agent import summary, walk
+    from journal_agent import summary_store, walk
 
     root: Path = request.getfixturevalue(fixture)
     vault = journal_agent.api.Query.of(root, AS_OF, None, True).vault
@@ -543,7 +543,7 @@ def test_a_changed_vault_is_answered_as_a_rebuild_without_the_cli(
             expected = full([*asked, "--no-cache"], capsys)
             if expected[0] == 0:
                 assert found == expected, (n, words)
-            assert walk.HANDED is None and summary.HANDED is None
+            assert walk.HANDED is None and summary_store.HANDED is None
     assert all(argv[0] == "status" for argv in ran)  # a name the summary cannot answer alone
 
 

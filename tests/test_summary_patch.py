@@ -20,8 +20,9 @@ import pytest
 from journal_agent import buckets, segments, sidecar, summary_patch, walk
 from journal_agent.api import Query
 from journal_agent.queries import Graph, vault_graph
-from journal_agent.summary import Summary, read, summary_path
+from journal_agent.summary import Summary
 from journal_agent.summary_current import current
+from journal_agent.summary_store import read, summary_path
 from journal_agent.summary_topics import suggestible
 
 from .conftest import ROOT, copy_vault
@@ -683,7 +684,7 @@ def test_a_topic_is_found_from_one_bucket_of_the_stored_name_tables(
     (and the parts added since), not the table: every name is found as in the table without
     it ever being read whole; a corrupt table finds nothing (the graph answers), and is stored
     anew as read (empty)."""
-    from journal_agent.summary import save
+    from journal_agent.summary_store import save
 
     monkeypatch.setattr(buckets, "SIZE", 4)
     titles = [f"Topic {n}" for n in range(40)]
@@ -839,15 +840,16 @@ def test_new_topics_add_their_names_as_parts_merged_past_a_bound(
     bucketed anew.
     Either way the tables are a rebuild's, and the titles stay packed as read (keyed from the
     packed text, not made a list that the save would pack again)."""
-    from journal_agent import summary
+    from journal_agent import summary, summary_store
     from journal_agent.cachedir import load_with_base
 
-    monkeypatch.setattr(summary, "MAX_PARTS", 2)
+    for module in (summary, summary_store):  # the bound on parts, as each module took it
+        monkeypatch.setattr(module, "MAX_PARTS", 2)
     packed: list[bool] = []  # whether the titles were still packed when a patch saved them
 
     def saving(path: str, found: Summary) -> None:
         packed.append(found._titles is None)
-        summary.save(path, found)
+        summary_store.save(path, found)
 
     monkeypatch.setattr(summary_patch, "save", saving)
     root = rich_vault(tmp_path / "v", days=30)
@@ -909,14 +911,14 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     """After a bulk copy every page is racy and its bytes are checked on each query; once the
     window has passed and the bytes were found the same, the summary forgets the digests, and a
     later edit is still seen (by its stat)."""
-    from journal_agent import index, summary
+    from journal_agent import index, summary_store
 
     page = logseq_vault / "journals" / "2026_11_29.md"
     page.write_text("- looked at [[Grafana]]\n")
     path = str(index.cache_path(Query.of(logseq_vault, AS_OF, None, True).vault))
     path = path.removesuffix(".facts") + ".summary"  # as `summary_current.current` names it
     cached(logseq_vault)
-    first = summary.load(path, cached(logseq_vault).stamp)
+    first = summary_store.load(path, cached(logseq_vault).stamp)
     assert first is not None and "journals/2026_11_29.md" in first.racy
     later = time.time_ns() + index.RACY_NS + 1
     monkeypatch.setattr(time, "time_ns", lambda: later)  # as `summary_current.settled` sees it
@@ -1702,7 +1704,7 @@ def test_page_lists_read_back_item_by_item_or_whole(tmp_path: Path) -> None:
     """The titles, paths and texts are kept as one text each (`packed.pack`): an item reads
     back without the whole list (`title`, `path`, `string`), the whole list as it was (None: no
     file), and a list whose ends do not fit its text is no summary (rebuilt)."""
-    from journal_agent.summary import save
+    from journal_agent.summary_store import save
 
     titles = ["Été", "", "b/c", "Ω long title"]
     paths = ["pages/Été.md", None, "pages/b___c.md", None]
@@ -1736,7 +1738,7 @@ def test_texts_added_by_a_patch_stay_packed_and_read_back(
     """A patch adds its few new texts to the packed ones as read (`Summary.share_strings`),
     without making a list of every text: each reads back as the list would have it, before and
     after the summary is saved again."""
-    from journal_agent.summary import save
+    from journal_agent.summary_store import save
 
     path = str(tmp_path / "x.summary")
     made = Summary("stamp")
@@ -1768,7 +1770,7 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
     titles and names `summary_topics.named` searches, as folding them all again would, and
     into the titles' keys (`Summary.title_keys`) as keying them all again would."""
     from journal_agent.flavors import logseq_key, wiki_key
-    from journal_agent.summary import save
+    from journal_agent.summary_store import save
 
     made = Summary("stamp", ["Été", "b/c"], ["pages/Été.md", None])
     made.extra, made.starts = array("b", [0, 0]), array("i", [0, 0, 0])
@@ -1812,7 +1814,7 @@ def test_topics_appended_to_a_summary_as_read_are_saved_and_folded(
 def _titled(titles: list[str], how: str, path: str, key: Callable[[str], str]) -> Summary:
     """A summary of these titles: made here (a list), or saved and read back (packed), its
     titles' keys kept in its base too ("kept")."""
-    from journal_agent.summary import save
+    from journal_agent.summary_store import save
 
     made = Summary("stamp", titles, [None] * len(titles))
     made.extra, made.starts = array("b", bytes(len(titles))), array("i", bytes(4 * len(titles) + 4))

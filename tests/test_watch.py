@@ -514,7 +514,7 @@ def test_a_change_is_listed_by_its_own_path_and_checked_in_full_once_quiet(
     """A refresh stats only the paths the events name; the quiet pass then lists the vault in
     full once, finds nothing else, and brings the index up to date. The stamp it leaves is the
     one a query without the watcher computes, so that query reuses the summary as it is."""
-    from journal_agent import summary
+    from journal_agent import summary_store
     from journal_agent.index import _fingerprint
     from journal_agent.walk import stamp
 
@@ -533,7 +533,7 @@ def test_a_change_is_listed_by_its_own_path_and_checked_in_full_once_quiet(
         running.stop()
     vault = open_vault(logseq_vault)
     key = stamp(_fingerprint(vault), vault.listing()) + repr([])
-    assert summary.load(summary.summary_path(vault), key) is not None
+    assert summary_store.load(summary_store.summary_path(vault), key) is not None
 
 
 @pytest.mark.parametrize("way", ["moved out", "moved in", "deleted", "renamed"])
