@@ -35,7 +35,7 @@ from .blocktext import (
     timestamp_start,
 )
 from .blocktext import split_property_list as split_property_list
-from .inline import _LABEL_TEXT, _inline_matches, _logseq_refs, html_end
+from .inline import _HICCUP, _LABEL_TEXT, _hiccup_end, _inline_matches, _logseq_refs, html_end
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
@@ -256,10 +256,13 @@ class _LogseqScan(Builder):
             self.flush()
         elif body.startswith(("<", "\\")) and self.raw_block(lineno, at + len(line) - len(body)):
             pass  # its lines are taken
-        elif not self.paragraph:
-            self.paragraph, self.paragraph_start = [line], lineno
-        else:
+        elif self.paragraph and not (body[:1] in _OWN_FIRST and own_block(body)):
             self.paragraph.append(line)
+        else:  # a paragraph starts (after the one a block of its own ends: `own_block`)
+            self.flush()
+            self.paragraph, self.paragraph_start = [line], lineno
+            if body[:1] in "-*_|" and _WHOLE_LINE.match(body):
+                self.flush()  # a rule or a table row: the next line starts anew
 
     def raw_block(self, lineno: int, at: int) -> bool:
         """Whether HTML or a LaTeX environment starts at offset ``at`` of line ``lineno``: mldoc
@@ -413,7 +416,7 @@ class _LogseqScan(Builder):
         which keeps no reference of it (block.cljs ``paragraph-timestamp-block?``)."""
         if self.paragraph:
             text = "\n".join(self.paragraph).rstrip()
-            if not timestamp_first(text) or self.after_blank_title():
+            if not timestamp_first(text) or self.after_blank_title() or own_block(text.lstrip()):
                 _logseq_refs(text, self.paragraph_start, self.blocks[-1].refs)
         self.paragraph = []
 
@@ -432,6 +435,27 @@ class _LogseqScan(Builder):
         last = self.blocks[-1]  # every page has a line, so a block
         last.end = trim_end(nlines, last.line, nlines - self.text.endswith("\n"))
         return close_outline(self.outline, self, self.tail)
+
+
+#: A line inside a block that mldoc reads as a block of its own (a quote, a list item,
+#: displayed math, hiccup, a horizontal rule, a table row), so that it ends the paragraph
+#: before it: one a schedule line starts hides none of its references (Logseq's graph parser
+#: lists a block's ``> [[X]]``, ``1. [[X]]`` or ``| [[X]] |`` after its ``SCHEDULED:``). A
+#: rule or a table row is all of its line, and the next line starts anew (`_WHOLE_LINE`). Not
+#: a definition (``: text``): it makes the line before it its term, which is left as it was.
+_OWN_BLOCK = regex(r"(?:>[ \t]*\S|[*+][ \t]+\S|[0-9]+\.[ \t]+\S|\$\$.*?\$\$)")
+_WHOLE_LINE = regex(r"(?:-{3,}|\*{3,}|_{3,}|\|.*\|)[ \t]*$")
+_HICCUP_START = regex(_HICCUP)
+#: The first characters of those lines: most lines are none of them, and cost no match.
+_OWN_FIRST = frozenset(">*+$[-_|0123456789")
+
+
+def own_block(body: str) -> bool:
+    """Whether a line (without its indentation) starts a block of its own (`_OWN_BLOCK`)."""
+    if _OWN_BLOCK.match(body) or _WHOLE_LINE.match(body):
+        return True
+    found = _HICCUP_START.match(body) if body.startswith("[:") else None
+    return found is not None and _hiccup_end(body, found.end()) is not None
 
 
 def timestamp_first(text: str) -> bool:

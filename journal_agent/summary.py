@@ -9,7 +9,8 @@ only while the settings and every file's stat are exactly those it was built fro
 (`walk.stamp`); `summary_current` is that policy.
 
 Lean on purpose: the warm path (`quick`) reads the summary without loading the library, so it is
-stored with `marshal` (plain lists, dicts and bytes) and this module imports the rest lazily.
+stored with `marshal` (plain lists, dicts and bytes: `summary_store`) and this module imports
+the rest lazily.
 Beside the columns it keeps its *guard*: what the warm path checks instead of opening the vault
 (the settings files' stats, the fingerprint of the settings they gave, the walk's rules;
 `summary_current` makes it).

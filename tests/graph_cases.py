@@ -233,6 +233,26 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "md_schedules": Case(
+        "In Markdown too, a paragraph that starts with a timestamp is its block's schedule, of"
+        " which Logseq keeps no reference; a quote, a list item, displayed math, hiccup, a rule"
+        " or a table row after it is a block of its own, whose references count. In page"
+        " directives (`#+KEY:`), references inside emphasis are none (mldoc's getReferences).",
+        {
+            "pages/Target.md": "- the target\n",
+            "pages/Notes.md": (
+                "#+description: **[[Hidden]]** and [[Target]] ~~[[Hidden]]~~\n\n"
+                "- a note [[Target]]\n"
+            ),
+            "journals/2026_11_25.md": (
+                "- TODO call\n  SCHEDULED: <2026-11-26 Thu> [[Hidden]]\n  > ask [[Target]]\n"
+                "- TODO list\n  DEADLINE: <2026-11-26 Thu>\n  1. book [[Target]]\n"
+                "- TODO table\n  SCHEDULED: <2026-11-26 Thu>\n  | a | [[Target]] |\n"
+                "- TODO rule\n  SCHEDULED: <2026-11-26 Thu>\n  ---\n  [[Target]] after\n"
+                "- TODO plain\n  SCHEDULED: <2026-11-26 Thu>\n  more [[Hidden]]\n"
+            ),
+        },
+    ),
     "org_links": Case(
         "Org links `[[url][label]]`: the label holds balanced brackets (a link too) and a lone"
         " `]`; with a label, a url holding `:` is a URL and refers to nothing, without one it is"

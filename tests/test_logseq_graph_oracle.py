@@ -4,7 +4,8 @@ The oracle is Logseq's own file-graph parser (logseq/og 0.10.15, ``deps/graph-pa
 tests/logseq_og.py from ``<repo root>/../shared/oracles/logseq-og`` (these tests skip when it is
 absent). For ``sample_vault/``, a generated graph (tests/graph_gen.py `generate`), journals of the
 mldoc conformance generator (`graph_gen.mldoc_journals`) and one small graph per case
-(`graph_gen.CASES`), every page of either side is compared:
+(`graph_gen.CASES`), every page of either side is compared (``ORACLE_SEEDS`` adds the two
+generated graphs of more seeds):
 
 * backlinks: ``journal_agent.timeline(page)`` as (file, line) pairs equals the page's Linked
   References in Logseq (a page journal-agent does not know, or not as a topic, has none);
@@ -51,6 +52,7 @@ the per-graph figures are printed at the end of the run.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,11 +79,14 @@ from .test_mldoc_conformance import run_oracle as run_mldoc
 FAR_FUTURE = "9999-12-31"  # every mention is dated up to it: timelines hold all of them
 PAGES_SHOWN = 25  # differing pages spelled out in a failure message
 EXAMPLES = 3  # differing entries shown per page
+#: More seeds of the two generated graphs (``ORACLE_SEEDS="2 3 4"``), for a longer hunt than CI's.
+SEEDS = [int(s) for s in os.environ.get("ORACLE_SEEDS", "").split()]
 GRAPHS = [
     "sample_vault",
     "generated",
     "mldoc-journals",
     *(f"case-{name}" for name in graph_gen.CASES),
+    *(f"{graph}-seed-{seed}" for seed in SEEDS for graph in ("generated", "mldoc-journals")),
 ]
 
 
@@ -103,10 +108,11 @@ class OracleRuns:
                 pytest.skip("no sample_vault/")
             return SAMPLE_VAULT
         root = self.factory.mktemp(f"src-{graph}")
+        graph, _, seed = graph.partition("-seed-")
         if graph == "generated":
-            return graph_gen.write_graph(root, graph_gen.generate(seed=1))
+            return graph_gen.write_graph(root, graph_gen.generate(seed=int(seed or 1)))
         if graph == "mldoc-journals":
-            return graph_gen.write_graph(root, graph_gen.mldoc_journals())
+            return graph_gen.write_graph(root, graph_gen.mldoc_journals(seed=int(seed or 11)))
         return graph_gen.write_graph(root, graph_gen.CASES[graph.removeprefix("case-")].files)
 
     def get(self, graph: str) -> LogseqGraph:

@@ -225,6 +225,38 @@ def test_html_and_latex_blocks_match_mldoc() -> None:
     check_hidden(BLOCK_CASES)
 
 
+# A paragraph that starts with a timestamp is its block's schedule, of which Logseq's graph
+# parser keeps no reference; a line that mldoc reads as a block of its own (a quote, a list
+# item, displayed math, hiccup, a rule, a table row) ends it. A rule or a table
+# row is all of its line; the others take the lines after them.
+_SCHEDULE = "- TODO call\n  SCHEDULED: <2024-01-05 Fri> [[Hidden]]\n"
+SCHEDULE_CASES = [
+    _SCHEDULE + "  > asked about [[Seen]]",
+    _SCHEDULE + "  >[[Seen]]",
+    _SCHEDULE + "  >> nested [[Seen]]",
+    _SCHEDULE + "  > q\n  DEADLINE: <2024-01-05 Fri> [[Seen]]",  # the quote's own line
+    _SCHEDULE + "  * an item [[Seen]]\n  then [[Seen]]",
+    _SCHEDULE + "  + [ ] a task [[Seen]]",
+    _SCHEDULE + "  2024. a year [[Seen]]",
+    _SCHEDULE + "  $$x$$ then [[Seen]]",
+    _SCHEDULE + '  [:div.note "[[Hidden]]"] then [[Seen]]',
+    _SCHEDULE + "  ---\n  [[Seen]]",
+    _SCHEDULE + "  | a | [[Seen]] |\n  [[Seen]]",
+    _SCHEDULE + "  | a |\n  SCHEDULED: <2024-01-05 Fri> [[Hidden]]\n  x [[Hidden]]\n- [[Seen]]",
+    # none of these is a block of its own: the schedule goes on
+    _SCHEDULE + "  >\n  [[Hidden]]\n- [[Seen]]",
+    _SCHEDULE + "  *emph* [[Hidden]]\n  1.5 [[Hidden]]\n  :key [[Hidden]]\n- [[Seen]]",
+    _SCHEDULE + "  [:div-x] [[Hidden]]\n  --- x [[Hidden]]\n  | a [[Hidden]]\n- [[Seen]]",
+    _SCHEDULE + "  $$x [[Hidden]]\n  1) [[Hidden]]\n- [[Seen]]",
+    # a list item that starts with a timestamp is no schedule
+    "- TODO call\n  * SCHEDULED: <2024-01-05 Fri> [[Seen]]",
+]
+
+
+def test_blocks_of_their_own_end_a_schedule_match_mldoc() -> None:
+    check_hidden(SCHEDULE_CASES)
+
+
 def test_page_directives_keep_the_last_value_of_a_key() -> None:
     """Front matter and ``#+KEY:`` lines are one map of page properties to the graph parser
     (``mldoc.cljc`` ``collect-page-properties``): a key given again replaces the first value,

@@ -133,8 +133,9 @@ function outline(text) {
   for (const [node, pos] of nodes) {
     if (node[0] === "Directive") {
       // #+KEY: value and YAML front matter, anywhere: page properties (mldoc.cljc
-      // collect-page-properties), never a block's text
-      const refs = node[2] ? JSON.parse(Mldoc.parseInlineJson(node[2], CONFIG)) : [];
+      // collect-page-properties), never a block's text; their refs are mldoc's getReferences
+      // of the value (mldoc.cljc get-references): refs inside emphasis are none, a query's are
+      const refs = node[2] ? JSON.parse(Mldoc.getReferences(node[2], CONFIG)) : [];
       directives.push([node[1], node[2], refs]);
     } else if (node[0] === "Heading") {
       const h = node[1];
