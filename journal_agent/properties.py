@@ -81,7 +81,7 @@ def comma_names(value: str) -> list[str]:
         return list(dict.fromkeys(split_property_list(value)))
     refs: list[Ref] = []
     _logseq_refs(value, 0, refs, "property")
-    names = [r.target for r in refs if r.kind != "block"]
+    names = [r.target.strip() for r in refs if r.kind != "block"]  # as `property_refs`
     plain, pos = [], 0
     for m in _inline_matches(value):
         plain.append(value[pos : m.start()])
@@ -99,6 +99,12 @@ _SIMPLE_LIST = regex(f"{_ITEM}(?:,{_ITEM})*")
 
 
 def property_refs(value: str, lineno: int, out: list[Ref]) -> None:
-    """The references of a property value (mldoc sees none in a "quoted" value)."""
+    """The references of a property value (mldoc sees none in a "quoted" value), each name
+    trimmed: the graph parser trims those of a value (text.cljs ``extract-refs-from-mldoc-ast``),
+    so ``key:: [[X ]]`` names ``X`` where a block's ``[[X ]]`` names ``X `` (white space kept)."""
     if not (value.startswith('"') and value.endswith('"')):
+        start = len(out)
         _logseq_refs(value, lineno, out, "property")
+        for i in range(start, len(out)):
+            if out[i].target != (name := out[i].target.strip()):
+                out[i] = out[i]._replace(target=name)

@@ -253,6 +253,19 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "property_value_names_trimmed": Case(
+        "A reference in a property value names its page trimmed (`project:: [[Kitchen ]]` is"
+        " `Kitchen`), as the graph parser trims a value's references; in a block's text"
+        " `[[Spaced ]]` keeps its white space.",
+        {
+            "pages/Kitchen.md": "- the kitchen\n",
+            "pages/Tagged.md": "- t\n",
+            "journals/2026_11_20.md": (
+                "- a note\n  project:: [[Kitchen ]]\n- b [[Spaced ]] here\n"
+                "- c\n  tags:: [[Tagged ]], other\n"
+            ),
+        },
+    ),
     "org_links": Case(
         "Org links `[[url][label]]`: the label holds balanced brackets (a link too) and a lone"
         " `]`; with a label, a url holding `:` is a URL and refers to nothing, without one it is"
