@@ -128,28 +128,50 @@ def closing_line(lines: list[str], i: int, body: str) -> int | None:
     return found[0] if found else None
 
 
-def content_paragraphs(lines: list[str], first: int, read: Callable[[str, int], None]) -> None:
+def content_paragraphs(
+    lines: list[str],
+    first: int,
+    read: Callable[[str, int], None],
+    raw: Callable[[str, int], tuple[int, str] | None],
+) -> None:
     """Hand each paragraph of a #+BEGIN block's text to ``read`` (its text, its first line's
-    number; ``first``: the number of the block's first line), minus code fences and #+BEGIN
-    blocks of kinds that hold no reference, both closed within the text: mldoc reads the text as
-    a document of its own, without blocks."""
+    number; ``first``: the number of the block's first line), minus code fences, #+BEGIN
+    blocks of kinds that hold no reference, and HTML or a LaTeX environment at the start of a
+    line (``raw``: where one starting at an offset of the text ends, with the rest of its last
+    line), all closed within the text: mldoc reads the text as a document of its own, without
+    blocks."""
     paragraph: list[str] = []
     start, i = first, 0
+    text: str | None = None  # the lines joined, once HTML may start one
     while i < len(lines):
-        body = lines[i].lstrip(" \t")
+        line = lines[i]
+        body = line.lstrip(" \t")
         end = closing_line(lines, i, body)
-        if end is None:
+        found = None
+        if end is None and body.startswith(("<", "\\")):
+            text = "\n".join(lines) if text is None else text
+            at = sum(len(x) + 1 for x in lines[:i]) + len(line) - len(body)
+            found = raw(text, at)
+        if end is None and found is None:
             if not paragraph:
                 start = first + i
-            paragraph.append(lines[i])
+            paragraph.append(line)
             i += 1
             continue
         if paragraph:
             read("\n".join(paragraph).rstrip(), start)
             paragraph = []
+        if found is not None:  # the rest of its last line starts a paragraph
+            assert text is not None
+            stop, rest = found
+            i = text.count("\n", 0, stop)
+            paragraph, start = ([rest] if rest.strip() else []), first + i
+            i += 1
+            continue
+        assert end is not None
         name = begin_name(body)
         if name is not None and name.lower() not in NO_REF_KINDS:
-            content_paragraphs(lines[i + 1 : end], first + i + 1, read)
+            content_paragraphs(lines[i + 1 : end], first + i + 1, read, raw)
         i = end + 1
     if paragraph:
         read("\n".join(paragraph).rstrip(), start)

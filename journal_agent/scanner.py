@@ -391,7 +391,9 @@ class _LogseqScan(Builder):
         if name.lower() not in NO_REF_KINDS:
             lines = self.text.split("\n", self.fence_end)[lineno + 1 : self.fence_end]
             block = self.blocks[-1]
-            content_paragraphs(lines, lineno + 1, lambda t, n: _logseq_refs(t, n, block.refs))
+            content_paragraphs(
+                lines, lineno + 1, lambda t, n: _logseq_refs(t, n, block.refs), raw_run
+            )
         return True
 
     def front_matter(self) -> tuple[int, int]:

@@ -218,6 +218,12 @@ BLOCK_CASES = [
     "- x\n  \\begin{eq}\n  [[Hidden]]\n  \\end{eq} <span>[[Hidden]]</span> [[Seen]]",
     # the line break after HTML is the block's, so a timestamp starts the next paragraph
     "- [[Seen]]\n  <span>x</span>\n  a <2024-01-05 Fri> [[Hidden]]",
+    # in a #+BEGIN block's text too, closed within it (emphasis does not run into them)
+    "- #+BEGIN_TIP\n  a *x\n  <span>[[Hidden]]</span> y* [[Seen]]\n  #+END_TIP",
+    "- #+BEGIN_TIP\n  a\n  \\begin{x}\n  [[Hidden]]\n  \\end{x} [[Seen]]\n  #+END_TIP",
+    "- #+BEGIN_QUOTE\n  <div>\n  #+BEGIN_NOTE\n  [[Hidden]]\n  #+END_NOTE\n  </div> [[Seen]]\n"
+    "  #+END_QUOTE",
+    "- #+BEGIN_QUOTE\n  <div>\n  [[Seen]]\n  #+END_QUOTE\n  </div>",  # unclosed within it
 ]
 
 
