@@ -263,6 +263,9 @@ class _LogseqScan(Builder):
             self.paragraph, self.paragraph_start = [line], lineno
             if body[:1] in "-*_|" and _WHOLE_LINE.match(body):
                 self.flush()  # a rule or a table row: the next line starts anew
+            elif body[:1] in "$[" and (end := _leading_end(body)) is not None:
+                rest = body[end:]  # hiccup or displayed math: the rest of the line starts one
+                self.paragraph = [rest] if rest else []
 
     def raw_block(self, lineno: int, at: int) -> bool:
         """Whether HTML or a LaTeX environment starts at offset ``at`` of line ``lineno``: mldoc
@@ -443,10 +446,13 @@ class _LogseqScan(Builder):
 #: displayed math, hiccup, a horizontal rule, a table row), so that it ends the paragraph
 #: before it: one a schedule line starts hides none of its references (Logseq's graph parser
 #: lists a block's ``> [[X]]``, ``1. [[X]]`` or ``| [[X]] |`` after its ``SCHEDULED:``). A
-#: rule or a table row is all of its line, and the next line starts anew (`_WHOLE_LINE`). Not
-#: a definition (``: text``): it makes the line before it its term, which is left as it was.
-_OWN_BLOCK = regex(r"(?:>[ \t]*\S|[*+][ \t]+\S|[0-9]+\.[ \t]+\S|\$\$.*?\$\$)")
+#: rule or a table row is all of its line, and the next line starts anew (`_WHOLE_LINE`);
+#: after hiccup or displayed math, the rest of the line starts a paragraph (`_leading_end`),
+#: which a timestamp can make a schedule. Not a definition (``: text``): it makes the line
+#: before it its term, which is left as it was.
+_OWN_BLOCK = regex(r"(?:>[ \t]*\S|[*+][ \t]+\S|[0-9]+\.[ \t]+\S)")
 _WHOLE_LINE = regex(r"(?:-{3,}|\*{3,}|_{3,}|\|.*\|)[ \t]*$")
+_DISPLAYED_MATH = regex(r"\$\$.*?\$\$")
 _HICCUP_START = regex(_HICCUP)
 #: The first characters of those lines: most lines are none of them, and cost no match.
 _OWN_FIRST = frozenset(">*+$[-_|0123456789")
@@ -454,10 +460,16 @@ _OWN_FIRST = frozenset(">*+$[-_|0123456789")
 
 def own_block(body: str) -> bool:
     """Whether a line (without its indentation) starts a block of its own (`_OWN_BLOCK`)."""
-    if _OWN_BLOCK.match(body) or _WHOLE_LINE.match(body):
-        return True
+    return bool(_OWN_BLOCK.match(body) or _WHOLE_LINE.match(body)) or _leading_end(body) is not None
+
+
+def _leading_end(body: str) -> int | None:
+    """Where hiccup or displayed math that starts a line ends on it, if one does."""
+    if body.startswith("$$"):
+        math = _DISPLAYED_MATH.match(body)
+        return math.end() if math else None
     found = _HICCUP_START.match(body) if body.startswith("[:") else None
-    return found is not None and _hiccup_end(body, found.end()) is not None
+    return _hiccup_end(body, found.end()) if found else None
 
 
 def timestamp_first(text: str) -> bool:

@@ -256,6 +256,13 @@ SCHEDULE_CASES = [
     _SCHEDULE + "  $$x [[Hidden]]\n  1) [[Hidden]]\n- [[Seen]]",
     # a list item that starts with a timestamp is no schedule
     "- TODO call\n  * SCHEDULED: <2024-01-05 Fri> [[Seen]]",
+    # after hiccup or displayed math, the rest of the line (or the next) starts a paragraph,
+    # which a timestamp makes a schedule
+    "- y\n  [:span.c [[Hidden]]] <2024-01-05 Fri> [[Hidden]]\n- [[Seen]]",
+    "- y\n  b\n  $$x$$ a <2024-01-05 Fri> [[Hidden]]\n- [[Seen]]",
+    "- y\n  [:div]\n  <2024-01-05 Fri> [[Hidden]]\n- [[Seen]]",
+    "- y\n  [:span x] a [[Seen]] <2024-01-05 Fri> [[Seen]]",
+    "- y\n  [:div] \n  <2024-01-05 Fri> [[Seen]]",  # the rest, a space, comes first
 ]
 
 
