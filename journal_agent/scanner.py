@@ -126,6 +126,7 @@ class _LogseqScan(Builder):
         "paragraph_start",
         "begins",
         "drawer_done",
+        "drawer_rest",
         "late_head",
         "drawers",
         "keys",
@@ -147,6 +148,7 @@ class _LogseqScan(Builder):
         self.paragraph_start = 0
         self.begins: BeginBlocks | None = None  # see `open_begin`
         self.drawer_done = False  # the current block's first property drawer has ended
+        self.drawer_rest = ""  # the white space after a property drawer's :END:
         self.late_head = False  # the page's properties stand after other lines
         self.drawers: tuple[list[int], list[int]] | None = None  # the :END: lines, and after
         self.keys: dict[str, int] = {}  # the page's property keys, by line (`record_property`)
@@ -254,6 +256,9 @@ class _LogseqScan(Builder):
             and self.open_drawer(lineno, drawer.group(1), block, joins)
         ):
             self.flush()
+            if self.drawer_rest:  # (mldoc's property drawer leaves it: `open_drawer`)
+                self.paragraph, self.paragraph_start = [self.drawer_rest], self.fence_end
+                self.drawer_rest = ""
         elif body.startswith(("<", "\\")) and self.raw_block(lineno, at + len(line) - len(body)):
             pass  # its lines are taken
         elif self.paragraph and not (body[:1] in _OWN_FIRST and own_block(body)):
@@ -309,10 +314,13 @@ class _LogseqScan(Builder):
         if k == len(ends):
             return False
         self.fence_end, self.resume = ends[k], after[k]
-        if name.upper() == "PROPERTIES" and (joins or not self.drawer_done):
-            inside = self.text.split("\n", self.fence_end)[lineno + 1 : self.fence_end]
-            found = [_DRAWER_PROPERTY.match(line) for line in inside]
-            if all(found):
+        if name.upper() == "PROPERTIES":
+            lines = self.text.split("\n", self.fence_end + 1)
+            found = [_DRAWER_PROPERTY.match(line) for line in lines[lineno + 1 : self.fence_end]]
+            if all(found):  # a property drawer: white space after its :END: starts a paragraph
+                end = lines[self.fence_end]
+                self.drawer_rest = end[len(end.rstrip(" \t")) :]
+            if all(found) and (joins or not self.drawer_done):
                 self.late_head = self.late_head or (block.kind == "preamble" and lineno > 0)
                 for j, prop in enumerate(found, lineno + 1):
                     assert prop is not None

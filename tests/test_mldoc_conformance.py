@@ -263,6 +263,10 @@ SCHEDULE_CASES = [
     "- y\n  [:div]\n  <2024-01-05 Fri> [[Hidden]]\n- [[Seen]]",
     "- y\n  [:span x] a [[Seen]] <2024-01-05 Fri> [[Seen]]",
     "- y\n  [:div] \n  <2024-01-05 Fri> [[Seen]]",  # the rest, a space, comes first
+    # so does white space after a property drawer's :END: (not another drawer's)
+    "- x\n  :properties:\n  :id: 1\n  :END: \n  <2024-01-05 Fri> [[Seen]]",
+    "- x\n  :LOGBOOK:\n  CLOCK: [2024-01-05 Fri 10:00:00]\n  :END: \n  <2024-01-05 Fri> [[Hidden]]"
+    "\n- [[Seen]]",
 ]
 
 
