@@ -317,10 +317,11 @@ class _LogseqScan(Builder):
         if name.upper() == "PROPERTIES":
             lines = self.text.split("\n", self.fence_end + 1)
             found = [_DRAWER_PROPERTY.match(line) for line in lines[lineno + 1 : self.fence_end]]
-            if all(found):  # a property drawer: white space after its :END: starts a paragraph
+            properties = all(found)
+            if properties:  # a property drawer: white space after its :END: starts a paragraph
                 end = lines[self.fence_end]
                 self.drawer_rest = end[len(end.rstrip(" \t")) :]
-            if all(found) and (joins or not self.drawer_done):
+            if properties and (joins or not self.drawer_done):
                 self.late_head = self.late_head or (block.kind == "preamble" and lineno > 0)
                 for j, prop in enumerate(found, lineno + 1):
                     assert prop is not None

@@ -299,8 +299,8 @@ def _with_topic(
     other names a query finds it by."""
     new = copied(summary)
     keys = list(dict.fromkeys(map(query_key, spellings)))
-    p = new.append_topic(spellings[0], rel, keys, list(spellings), vault.flavor.page_key)
-    return new, p
+    position = new.append_topic(spellings[0], rel, keys, list(spellings), vault.flavor.page_key)
+    return new, position
 
 
 def copied(summary: Summary) -> Summary:
