@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from .walk import Stat
 
-CACHE_FORMAT = 17  # bump when PageFacts, its encoding or the scan rules change
+CACHE_FORMAT = 18  # bump when PageFacts, its encoding or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ _HTML = (
     r"(?P<html><!--[\s\S]*?-->|<(?P<htag>(?i:" + _HTML_TAGS + r"))(?=[ \t>])"
     r"(?:[\s\S]*?</(?i:(?P=htag))>|[\s\S]*?/>))"
 )
-_CODE_SPAN = r"(?P<code>`[^`\n]+`|``.*?``)"
+_CODE_SPAN = r"(?P<code>`[^`\n]+`|``[\s\S]*?``)"
 _ESCAPE = r"(?P<esc>\\.)"
 _LATEX = r"(?P<latex>\$\$[^$\n]*\$\$|\$[^ $\n](?:[^$\n]*[^$\n (\[{])?\$)"
 # \( math \) and \[ math \]: to the first closing delimiter, across the paragraph's lines (an
@@ -90,7 +90,7 @@ _BLOCK_REF = r"(?P<bref>\(\((?P<bid>[^)]+)\)\))"
 # punctuation or space around it. A code span inside is opaque.
 _NONSPACE = r"[^ \t\n\r\f]"  # mldoc's white space is ASCII: a no-break space is text
 # (A backtick that starts a code span is never text on its own: mldoc does not backtrack.)
-_EM_TEXT = r"(?:`[^`\n]+`|``.*?``|[^`]|`(?![^`\n]+`|`.*?``))+?"
+_EM_TEXT = r"(?:`[^`\n]+`|``[\s\S]*?``|[^`]|`(?![^`\n]+`|`[\s\S]*?``))+?"
 _PUNCT = r" \t\n\r\f!-/:-@\[-`{-~"
 _EM = (
     rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?={_NONSPACE})(?!(?P=emd))(?P<emt>{_EM_TEXT})"

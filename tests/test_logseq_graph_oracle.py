@@ -81,12 +81,20 @@ PAGES_SHOWN = 25  # differing pages spelled out in a failure message
 EXAMPLES = 3  # differing entries shown per page
 #: More seeds of the two generated graphs (``ORACLE_SEEDS="2 3 4"``), for a longer hunt than CI's.
 SEEDS = [int(s) for s in os.environ.get("ORACLE_SEEDS", "").split()]
+#: Graph folders of your own (``ORACLE_GRAPHS="/a/graph:/b/graph"``), compared too: a real graph
+#: finds what generated ones do not. Only read (the oracle and journal-agent read its copy).
+FOLDERS = {
+    f"folder-{Path(f).name}": Path(f)
+    for f in os.environ.get("ORACLE_GRAPHS", "").split(os.pathsep)
+    if f
+}
 GRAPHS = [
     "sample_vault",
     "generated",
     "mldoc-journals",
     *(f"case-{name}" for name in graph_gen.CASES),
     *(f"{graph}-seed-{seed}" for seed in SEEDS for graph in ("generated", "mldoc-journals")),
+    *FOLDERS,
 ]
 
 
@@ -107,6 +115,8 @@ class OracleRuns:
             if not SAMPLE_VAULT.is_dir():
                 pytest.skip("no sample_vault/")
             return SAMPLE_VAULT
+        if graph in FOLDERS:
+            return FOLDERS[graph]
         root = self.factory.mktemp(f"src-{graph}")
         graph, _, seed = graph.partition("-seed-")
         if graph == "generated":

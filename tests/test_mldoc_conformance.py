@@ -183,6 +183,15 @@ INLINE_CASES = [
     "- x<https://e.com/[[Seen]]>",
     "- x <span><span>x</span> [[Hidden]]</span> [[Seen]]",  # nested: mldoc counts the tags
     "- x <span>a<span>b</span> [[Seen]]",  # unclosed
+    # code of two or more backticks runs across a paragraph's lines (one backtick's does not)
+    "- x\n  b ``y\n  [[Hidden]]`` [[Seen]]",
+    "- x\n  b ``y\n\n  [[Hidden]]`` c\n  `y\n  [[Seen]]`",
+    "- x\n  **b ``y\n  [[Hidden]]`` c** [[Seen]]",
+    "- x\n  ``y\n  [[Hidden]]\n  ``` [[Seen]]",
+    "- ``y\n  [[Seen]]``",  # the first line is read on its own
+    "- x\n  ``y\n  > [[Seen]]``",  # a quote is a block of its own
+    "- #+BEGIN_NOTE\n  - ```md\n    arr[[Hidden]] = 1\n    ```\n  [[Seen]]\n  #+END_NOTE",
+    "- #+BEGIN_NOTE\n  - a\n    - [[Seen]] ```md\n      [[Hidden]]\n      ```\n  #+END_NOTE",
 ]
 
 
