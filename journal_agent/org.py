@@ -39,7 +39,7 @@ import bisect
 import re
 
 from .blocktext import NO_REF_KINDS, BeginBlocks, begin_name, directive, timestamp_start
-from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, preamble, trim_end
+from .outline import TASK_MARKERS, Block, Builder, Outline, Ref, close_outline, trim_end
 from .patterns import longest_first, regex
 from .properties import comma_names, property_refs, record_property
 from .records import NamedTuple
@@ -242,7 +242,7 @@ class _OrgScan(Builder):
     def body(self, i: int, line: str) -> int:
         """A line that is no headline; return the number of the next line to look at."""
         if not self.blocks:
-            preamble(self.outline, i)
+            self.pre_block(i)
         block = self.blocks[-1]
         block.end = i + 1
         body = line.lstrip(" \t")

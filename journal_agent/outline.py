@@ -241,6 +241,16 @@ class Builder:
         blocks.append(block)
         return block
 
+    def pre_block(self, lineno: int) -> Block:
+        """The page's leading text (its properties most often), which Logseq's graph parser
+        makes a block at level 1, the *pre-block*: the indented blocks before the page's first
+        block at level 1 are its children, and inherit its references (``tags:: X`` on a journal
+        page, then ``\t- note``: the note is in X's linked references)."""
+        block = preamble(self.outline, lineno)
+        block.level = 1
+        self.stack.append(len(self.blocks) - 1)
+        return block
+
     def close(self, lineno: int) -> None:
         """End every open subtree at ``lineno``."""
         for i in self.stack:

@@ -39,7 +39,7 @@ from .inline import _HICCUP, _LABEL_TEXT, _hiccup_end, _inline_matches, _logseq_
 from .outline import COMMA_PROPERTIES as COMMA_PROPERTIES
 from .outline import TASK_MARKERS as TASK_MARKERS
 from .outline import Block as Block
-from .outline import Builder, close_outline, line_count, preamble, trim_end
+from .outline import Builder, close_outline, line_count, trim_end
 from .outline import Outline as Outline
 from .outline import Ref as Ref
 from .outline import decode as decode
@@ -239,7 +239,7 @@ class _LogseqScan(Builder):
         """A line inside a block (or before the first one), at offset ``at``: property, fence,
         HTML, LaTeX environment or paragraph text."""
         if not self.blocks:
-            preamble(self.outline, lineno)
+            self.pre_block(lineno)
         block, body = self.blocks[-1], line.lstrip(" \t")
         if body and "::" in body and self.property_line(lineno, body, block):
             return
@@ -416,7 +416,7 @@ class _LogseqScan(Builder):
         if found is None:
             return 0, 0
         props, nlines = found
-        block = preamble(self.outline, 0)
+        block = self.pre_block(0)
         for key, value, lineno in props:  # a key given again keeps its last value (a map)
             record_property(
                 key, value, lineno, block, self.outline, self.comma_properties, self.directive_keys

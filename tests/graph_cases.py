@@ -253,6 +253,25 @@ CASES: dict[str, Case] = {
             ),
         },
     ),
+    "pre_block_children": Case(
+        "A page's leading text (its properties, front matter, `#+KEY:` lines or plain text) is a"
+        " block at level 1, the pre-block: the indented blocks before the page's first block at"
+        " level 1 are its children and inherit its references (`tags:: Keyboard`, then"
+        " `\\t- note`: the note is in Keyboard's linked references, and a `DONE` child resolves"
+        " it); a block at level 1, bulleted or a heading, is its sibling. So in org pages.",
+        {
+            "pages/Keyboard.md": "- keys\n",
+            "journals/2026_11_10.md": (
+                "tags:: Keyboard\nauthor:: [[Ann]]\n\n\t- a child\n\t\t- a grandchild\n"
+                "- a sibling\n\t- under the sibling\n"
+            ),
+            "journals/2026_11_11.md": "intro [[Keyboard]]\n\t\t- deep\n\t- DONE mid\n",
+            "journals/2026_11_12.md": "---\ntags: Mouse\n---\n  - spaced child\n# heading\n",
+            "journals/2026_11_13.md": "#+tags: Mouse\n\t- child\n",
+            "journals/2026_11_14.org": "intro [[Screen]]\n*** deep\n** mid\n* top\n** under\n",
+            "pages/Desk.org": ":PROPERTIES:\n:tags: Screen\n:END:\n** child\n",
+        },
+    ),
     "property_value_names_trimmed": Case(
         "A reference in a property value names its page trimmed (`project:: [[Kitchen ]]` is"
         " `Kitchen`), as the graph parser trims a value's references; in a block's text"

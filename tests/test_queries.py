@@ -185,6 +185,40 @@ def test_namespace_reference_also_mentions_the_parent(tmp_path: Path) -> None:
     assert state(root, "area/leaf") == ("active", "2026-11-20")
 
 
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_blocks_indented_under_a_pages_leading_text_inherit_its_references(
+    tmp_path: Path, use_cache: bool
+) -> None:
+    """Logseq makes a page's leading text (its properties most often) a block at level 1, the
+    pre-block: the indented blocks before the first block at level 1 are its children (as
+    Logseq's graph parser reads it: graph case ``pre_block_children``)."""
+    root = logseq(
+        tmp_path,
+        {"Keyboard": "- k\n", "Mouse": "- m\n"},
+        {
+            "2026-11-10": "tags:: Keyboard, Mouse\n\n\t- soldered the switches\n",
+            "2026-11-20": "tags:: Keyboard\n\t- notes\n\t\t- DONE shipped it\n",
+            "2026-11-21": "tags:: Mouse\n- a sibling, not a child\n\t- under the sibling\n",
+        },
+    )
+    entries = timeline("Keyboard", vault=root, as_of=AS_OF, use_cache=use_cache).entries
+    assert [(e.date.isoformat() if e.date else None, e.line, e.text) for e in entries] == [
+        ("2026-11-20", 2, "DONE shipped it"),
+        ("2026-11-20", 1, "notes"),
+        ("2026-11-20", 0, "tags:: Keyboard"),
+        ("2026-11-10", 2, "soldered the switches"),
+        ("2026-11-10", 0, "tags:: Keyboard, Mouse"),
+    ]
+    assert state(root, "Keyboard", use_cache=use_cache) == ("resolved", "2026-11-20")
+    mouse = timeline("Mouse", vault=root, as_of=AS_OF).entries
+    # 2026-11-21's sibling and the block under it are not the pre-block's children
+    assert [(e.page, e.line) for e in mouse] == [
+        ("Nov 21st, 2026", 0),
+        ("Nov 10th, 2026", 2),
+        ("Nov 10th, 2026", 0),
+    ]
+
+
 def test_self_references_do_not_count(tmp_path: Path) -> None:
     root = logseq(tmp_path, {"Topic": "- see [[Topic]]\n"}, {})
     assert state(root, "Topic") == ("unmentioned", None)

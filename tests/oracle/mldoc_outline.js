@@ -112,7 +112,9 @@ function propertyRefs(props, acc, page = false) {
     if (COMMA.has(k)) {
       // text.cljs parse-property-refs: the refs, and the comma-separated plain text around them
       const seen = new Set(own);
-      for (const [node, text] of JSON.parse(Mldoc.parseInlineJson(value, CONFIG))) {
+      // (mldoc parses no empty text: it prints "not enough input" and returns nothing)
+      const nodes = value ? JSON.parse(Mldoc.parseInlineJson(value, CONFIG)) : [];
+      for (const [node, text] of nodes) {
         if (node !== "Plain") continue;
         for (const item of text.split(/[,\uff0c]/).map(t => t.trim()).filter(t => t)) {
           if (!seen.has(item)) { acc.push(item); seen.add(item); }
