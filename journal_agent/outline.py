@@ -245,7 +245,7 @@ class Builder:
         """The page's leading text (its properties most often), which Logseq's graph parser
         makes a block at level 1, the *pre-block*: the indented blocks before the page's first
         block at level 1 are its children, and inherit its references (``tags:: X`` on a journal
-        page, then ``\t- note``: the note is in X's linked references)."""
+        page, then a tab-indented ``- note``: the note is in X's linked references)."""
         block = preamble(self.outline, lineno)
         block.level = 1
         self.stack.append(len(self.blocks) - 1)
