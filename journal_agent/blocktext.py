@@ -139,7 +139,11 @@ def content_paragraphs(
     blocks of kinds that hold no reference, and HTML or a LaTeX environment at the start of a
     line (``raw``: where one starting at an offset of the text ends, with the rest of its last
     line), all closed within the text: mldoc reads the text as a document of its own, without
-    blocks."""
+    blocks. It reads the lines without the indentation of the first (as far as each has it),
+    which matters to '_' emphasis: it does not open right after a line break."""
+    indent = len(lines[0]) - len(lines[0].lstrip(" \t")) if lines else 0
+    if indent:
+        lines = [line[min(indent, len(line) - len(line.lstrip(" \t"))) :] for line in lines]
     paragraph: list[str] = []
     start, i = first, 0
     text: str | None = None  # the lines joined, once HTML may start one

@@ -92,12 +92,18 @@ _NONSPACE = r"[^ \t\n\r\f]"  # mldoc's white space is ASCII: a no-break space is
 # (A backtick that starts a code span is never text on its own: mldoc does not backtrack.)
 _EM_TEXT = r"(?:`[^`\n]+`|``[\s\S]*?``|[^`]|`(?![^`\n]+`|`[\s\S]*?``))+?"
 _PUNCT = r" \t\n\r\f!-/:-@\[-`{-~"
+# '_' emphasis opens after white space or punctuation, line breaks not counted: mldoc looks at
+# the last character before them (``a\n_b #c_`` has the tag "c_"; ``a \n_b #c_`` is emphasis);
+# after the text's start, or line breaks only, it opens. (Up to three line breaks: a fixed-width
+# lookbehind each.)
+_WORD = r"[^" + _PUNCT.replace("\\n", "") + r"\n]"
+_UNDERSCORE_OPENS = rf"(?<![^{_PUNCT}])(?<!{_WORD}\n)(?<!{_WORD}\n\n)(?<!{_WORD}\n\n\n)"
 _EM = (
     rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?={_NONSPACE})(?!(?P=emd))(?P<emt>{_EM_TEXT})"
     rf"(?:(?<={_NONSPACE})(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
 )
 _UNDERSCORE_EM = (
-    rf"(?<![^{_PUNCT}])(?P<uem>(?P<emu>___|__|_)(?={_NONSPACE})(?!(?P=emu))(?P<emv>{_EM_TEXT})"
+    rf"{_UNDERSCORE_OPENS}(?P<uem>(?P<emu>___|__|_)(?={_NONSPACE})(?!(?P=emu))(?P<emv>{_EM_TEXT})"
     rf"(?:(?<={_NONSPACE})(?P=emu)|(?P=emu)(?=_|\Z)))(?![^{_PUNCT}])"
 )
 # A #tag runs to white space or one of !"#',:? and takes page refs whole ("#[[a b]]c" is one tag

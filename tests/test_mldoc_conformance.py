@@ -208,6 +208,30 @@ def check_hidden(cases: list[str]) -> None:
         assert "Seen" in found, text
 
 
+# '_' emphasis opens after white space or punctuation, line breaks not counted (after none, at
+# a text's start, it opens); a #+BEGIN block's text loses its first line's indentation.
+UNDERSCORE_CASES = [
+    "- x\na\n_see #tag_\n",
+    "- x\n  b\n  _see #tag_\n",  # the indentation before it is white space
+    "- x\n  a \n_see #tag_\n",
+    "- x\n  a.\n_see #tag_\n",
+    "- x\n  a\n\n_see #tag_\n",
+    "- x\n\n\n_see #tag_\n",
+    "- #+BEGIN_NOTE\n  _see #tag_\n  #+END_NOTE\n",
+    "- #+BEGIN_NOTE\n  a\n  _see #tag_\n  #+END_NOTE\n",
+    "- #+BEGIN_NOTE\n  a\n   _see #tag_\n  #+END_NOTE\n",
+    "- #+BEGIN_QUOTE\n  a\n\n  _see #tag_\n  #+END_QUOTE\n",
+    "- x\n  #+BEGIN_NOTE\n    a\n  b\n    _see #tag_\n  #+END_NOTE\n",
+    "- x\n  #+BEGIN_NOTE\n  a\n    _see #tag_\n  #+END_NOTE\n",
+    "- x\n\t#+BEGIN_NOTE\n\ta\n\t_see #tag_\n\t#+END_NOTE\n",
+    "- x\n  #+BEGIN_NOTE\n  a\n  #+BEGIN_TIP\n  b\n  _see #tag_\n  #+END_TIP\n  #+END_NOTE\n",
+]
+
+
+def test_underscore_emphasis_after_a_line_break_matches_mldoc() -> None:
+    check([(repr(text), text) for text in UNDERSCORE_CASES])
+
+
 # HTML and LaTeX environments at the start of a line are blocks of their own, to their end
 # across lines (bullets and all); the rest of their last line starts a paragraph.
 BLOCK_CASES = [
