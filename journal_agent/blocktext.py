@@ -140,7 +140,8 @@ def content_paragraphs(
     line (``raw``: where one starting at an offset of the text ends, with the rest of its last
     line), all closed within the text: mldoc reads the text as a document of its own, without
     blocks. It reads the lines without the indentation of the first (as far as each has it),
-    which matters to '_' emphasis: it does not open right after a line break."""
+    which matters to '_' emphasis: it opens after white space, not after a word and a line
+    break (`inline._UNDERSCORE_OPENS`)."""
     indent = len(lines[0]) - len(lines[0].lstrip(" \t")) if lines else 0
     if indent:
         lines = [line[min(indent, len(line) - len(line.lstrip(" \t"))) :] for line in lines]

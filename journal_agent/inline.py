@@ -94,8 +94,8 @@ _EM_TEXT = r"(?:`[^`\n]+`|``[\s\S]*?``|[^`]|`(?![^`\n]+`|`[\s\S]*?``))+?"
 _PUNCT = r" \t\n\r\f!-/:-@\[-`{-~"
 # '_' emphasis opens after white space or punctuation, line breaks not counted: mldoc looks at
 # the last character before them (``a\n_b #c_`` has the tag "c_"; ``a \n_b #c_`` is emphasis);
-# after the text's start, or line breaks only, it opens. (Up to three line breaks: a fixed-width
-# lookbehind each.)
+# after the text's start, or line breaks only, it opens. (It looks through three line breaks at
+# most: Python's lookbehinds are of fixed width.)
 _WORD = r"[^" + _PUNCT.replace("\\n", "") + r"\n]"
 _UNDERSCORE_OPENS = rf"(?<![^{_PUNCT}])(?<!{_WORD}\n)(?<!{_WORD}\n\n)(?<!{_WORD}\n\n\n)"
 _EM = (

@@ -79,7 +79,8 @@ class Block(Record):
         line: int,  # first line (0-based)
         end: int,  # one past the last line of this block's own text (children excluded)
         #: Logseq's level: 1 + indent width for a bullet (mldoc's level), 1 for a heading
-        #: without a bullet however indented (the graph parser's); it decides the block's parent.
+        #: without a bullet however indented (the graph parser's) and for the page's leading
+        #: text in Logseq (`Builder.pre_block`; 0 in Obsidian); it decides the block's parent.
         level: int,
         depth: int,  # depth in the tree: 0 for a top-level block
         parent: int,  # index of the parent block in `Outline.blocks`, -1 at top level

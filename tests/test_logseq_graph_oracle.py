@@ -5,7 +5,7 @@ tests/logseq_og.py from ``<repo root>/../shared/oracles/logseq-og`` (these tests
 absent). For ``sample_vault/``, a generated graph (tests/graph_gen.py `generate`), journals of the
 mldoc conformance generator (`graph_gen.mldoc_journals`) and one small graph per case
 (`graph_gen.CASES`), every page of either side is compared (``ORACLE_SEEDS`` adds the two
-generated graphs of more seeds):
+generated graphs of more seeds, ``ORACLE_GRAPHS`` graph folders of one's own):
 
 * backlinks: ``journal_agent.timeline(page)`` as (file, line) pairs equals the page's Linked
   References in Logseq (a page journal-agent does not know, or not as a topic, has none);
