@@ -104,16 +104,17 @@ def first_graph(
     entries; a file whose stat they hold is not read (and its property keys are known).
     ``fresh``: full facts of files read moments ago (by a patch that could not be made): those
     of the journal folder's files, which this pass would read in full, are taken as they are."""
-    from .index import RACY_NS, reusable
+    from .index import RACY_NS, reusable, stored_facts
     from .queries import Graph
     from .registry import build_registry
 
     racy_after, known = time.time_ns() - RACY_NS, known or {}
-    cached = {
+    cached = {  # without their mentions: a journal page's are read below, few others' are
         f.rel: found
         for f in (files if known else ())  # none: the first query on a vault
-        if (found := reusable(vault, f, known.get(f.rel), racy_after)) is not None
+        if (found := reusable(vault, f, known.get(f.rel), racy_after, False)) is not None
     }
+    heads = list(cached)
     if fresh:  # read in full here too (`_head`), as a patch reads them
         cached.update(
             (rel, facts)
@@ -121,7 +122,7 @@ def first_graph(
             if facts is not None and _in_journal_folder(vault, rel) and rel not in cached
         )
     unread = [f for f in files if f.rel not in cached] if cached else files
-    read = each_file(vault, unread, _read_one)
+    read = each_file(vault, unread, _read_one, scans=lambda f: _in_journal_folder(vault, f.rel))
     facts: dict[str, PageFacts] = {}
     bodies: dict[str, frozenset[str]] = {}  # head-only files -> the names their body may make
     for f in files:
@@ -141,10 +142,14 @@ def first_graph(
         last = max((i for i, r in enumerate(order) if facts[r].date and r not in bodies), default=0)
         before = set(order[:last])
         again = [rel for rel in bodies if rel in before]
-    for rel in cached:  # what a cached page says beside its head changes no stale thread
-        page = facts.get(rel)
-        if page is not None and page.date is None and rel not in before:
-            facts[rel] = page._replace(mentions=())
+    for rel in heads:  # what a cached page says beside its head changes no stale thread,
+        page = facts.get(rel)  # but a dated page's mentions do, and may a page's parsed before
+        if page is not None and (page.date is not None or rel in before):
+            full = stored_facts(known[rel])  # its mentions too
+            if isinstance(full, PageFacts):
+                facts[rel] = full
+            else:  # mentions that do not read back (a corrupt cache): scanned
+                again.append(rel)
     registry = build_registry(Index(vault, facts))
     if isinstance(registry, LogseqPages):
         only_named = {

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     from .walk import Stat
 
-CACHE_FORMAT = 18  # bump when PageFacts, its encoding or the scan rules change
+CACHE_FORMAT = 19  # bump when PageFacts, its encoding or the scan rules change
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,6 +208,21 @@ def refresh_cache(vault: Vault, listing: Sequence[Stat]) -> None:
         _write_cache(path, fingerprint, entries)
 
 
+def settle_cache(vault: Vault, verified: dict[str, bytes]) -> None:
+    """Drop the digests of the cached entries whose files have left the racy window and whose
+    bytes were just found the same (``verified``: their digests, read after the window), as
+    the summary drops its own (`summary_current.settled`): else every pass over the cached
+    index that no change rewrites reads them again (after a bulk copy, most of the vault)."""
+    path, fingerprint = cache_path(vault), _fingerprint(vault)
+    old = _read_cache(path, fingerprint)
+    entries = {
+        rel: (*entry[:4], None) if entry[4] is not None and verified.get(rel) == entry[4] else entry
+        for rel, entry in old.items()
+    }
+    if _changed(entries, old):
+        _write_cache(path, fingerprint, entries)
+
+
 def _current(
     vault: Vault, files: list[PageFile], old: dict[str, _Entry], progress: bool
 ) -> tuple[dict[str, _Entry], int]:
@@ -248,12 +263,13 @@ def facts_of(vault: Vault, files: list[PageFile]) -> dict[str, PageFacts | str]:
 
 
 def reusable(
-    vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int
+    vault: Vault, file: PageFile, entry: _Entry | None, racy_after: int, mentions: bool = True
 ) -> PageFacts | str | None:
-    """The facts (or the warning) a cached entry holds for ``file``, if it still describes the
-    file (`_cached`) and reads back; None: the file must be scanned."""
+    """The facts (or the warning) a cached entry holds for ``file`` (without ``mentions``: none
+    of them), if it still describes the file (`_cached`) and reads back; None: the file must be
+    scanned."""
     found = _cached(vault, file, entry, racy_after)
-    return None if found is None else stored_facts(found)
+    return None if found is None else stored_facts(found, mentions)
 
 
 def _fresh_facts(entry: _Entry) -> PageFacts | str:
@@ -262,14 +278,14 @@ def _fresh_facts(entry: _Entry) -> PageFacts | str:
     return facts
 
 
-def stored_facts(entry: _Entry) -> PageFacts | str | None:
+def stored_facts(entry: _Entry, mentions: bool = True) -> PageFacts | str | None:
     """An entry's facts read back (`facts.facts_from`), or its warning; None if they do not
     read back (a corrupt cache)."""
     data = entry[3]
     if isinstance(data, str):
         return data
     try:
-        return facts_from(data)
+        return facts_from(data, mentions)
     except ValueError:
         return None
 

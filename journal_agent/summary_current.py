@@ -119,6 +119,9 @@ def current(
         settle = bool(cached.racy) and settled(listing, cached.racy)
         if settle or cached.guard != guard:
             if settle:  # checked once more, now out of the window: the stat suffices
+                from .index import settle_cache
+
+                settle_cache(vault, cached.racy)  # the cached index's too, of the same bytes
                 cached.racy = {}
             cached.guard = guard  # a settings file touched, its settings the same
             save(path, cached)

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from journal_agent import api, api_context, firstpass, index, queries
 from journal_agent.api import Query
 from journal_agent.errors import JournalAgentError
-from journal_agent.facts import PageFacts, page_facts
+from journal_agent.facts import PageFacts, facts_from, page_facts
 from journal_agent.index import _fingerprint, _read_cache, cache_path, load_index
 from journal_agent.properties import PROPERTY_LINE
 from journal_agent.queries import Graph, derive
@@ -399,6 +399,27 @@ def test_unreadable_pages_warn_as_the_full_scan_does(tmp_path: Path) -> None:
 
 def cached(root: Path) -> bool:
     return os.path.exists(summary_path(Query.of(root, None, None, True).vault))
+
+
+def test_a_cached_page_whose_mentions_do_not_read_back_is_scanned(logseq_vault: Path) -> None:
+    """The first pass decodes a cached page's head alone, and a journal page's mentions after
+    it: where only those are damaged, the page is scanned, as the full graph has it."""
+    vault = Query.of(logseq_vault, None, None, True).vault
+    scanned = load_index(vault).files
+    known = _read_cache(cache_path(vault), _fingerprint(vault))
+    journal = max(r for r in known if r.startswith("journals/") and scanned[r].mentions)
+    mtime, size, inode, blob, digest = known[journal]
+    assert isinstance(blob, bytes)
+    cut = blob[:-3]  # the mentions cut short, the head intact
+    assert facts_from(cut, mentions=False) == scanned[journal]._replace(mentions=())
+    with pytest.raises(ValueError):
+        facts_from(cut)
+    known[journal] = (mtime, size, inode, cut, digest)
+    warnings: list[str] = []
+    files = vault.page_files(warnings)
+    first = firstpass.first_graph(vault, files, warnings, vault.excluded, known)
+    assert first.index.files[journal] == scanned[journal]
+    assert_first_pass_is_the_graphs(logseq_vault, known)
 
 
 def test_a_cold_stale_leaves_the_full_cache_behind(logseq_vault: Path) -> None:

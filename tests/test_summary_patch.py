@@ -909,17 +909,24 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     logseq_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """After a bulk copy every page is racy and its bytes are checked on each query; once the
-    window has passed and the bytes were found the same, the summary forgets the digests, and a
-    later edit is still seen (by its stat)."""
+    window has passed and the bytes were found the same, the summary forgets the digests, the
+    cached index too, and a later edit is still seen (by its stat)."""
     from journal_agent import index, summary_store
 
     page = logseq_vault / "journals" / "2026_11_29.md"
     page.write_text("- looked at [[Grafana]]\n")
-    path = str(index.cache_path(Query.of(logseq_vault, AS_OF, None, True).vault))
+    vault = Query.of(logseq_vault, AS_OF, None, True).vault
+    path = str(index.cache_path(vault))
     path = path.removesuffix(".facts") + ".summary"  # as `summary_current.current` names it
+
+    def digests() -> dict[str, bytes | None]:
+        entries = index._read_cache(index.cache_path(vault), index._fingerprint(vault))
+        return {rel: entry[4] for rel, entry in entries.items()}
+
     cached(logseq_vault)
     first = summary_store.load(path, cached(logseq_vault).stamp)
     assert first is not None and "journals/2026_11_29.md" in first.racy
+    assert digests()["journals/2026_11_29.md"] == first.racy["journals/2026_11_29.md"]
     later = time.time_ns() + index.RACY_NS + 1
     monkeypatch.setattr(time, "time_ns", lambda: later)  # as `summary_current.settled` sees it
     reads: list[str] = []
@@ -932,6 +939,7 @@ def test_racy_pages_stop_being_read_once_they_leave_the_window(
     monkeypatch.setattr(index, "still_same", counted)  # `summary_current` imports it per call
     settled = cached(logseq_vault)
     assert settled.racy == {} and "journals/2026_11_29.md" in reads
+    assert set(digests().values()) == {None}  # a first pass over it reads no file for them
     reads.clear()
     cached(logseq_vault)
     assert reads == []  # the stat alone decides now
