@@ -119,9 +119,10 @@ def current(
         settle = bool(cached.racy) and settled(listing, cached.racy)
         if settle or cached.guard != guard:
             if settle:  # checked once more, now out of the window: the stat suffices
-                from .index import settle_cache
+                from .index import FEW_FILES, settle_cache
 
-                settle_cache(vault, cached.racy)  # the cached index's too, of the same bytes
+                if len(cached.racy) > FEW_FILES:  # a bulk copy: the cached index's digests too
+                    settle_cache(vault, cached.racy)  # (a few cost less to read than it)
                 cached.racy = {}
             cached.guard = guard  # a settings file touched, its settings the same
             save(path, cached)
