@@ -61,6 +61,9 @@ class PageFacts(NamedTuple):
 
 #: The size of what `facts_bytes` encodes before the mentions.
 _HEAD_SIZE = struct.Struct("<I")
+#: The fields before the mentions (the day as an ordinal), as a page without them has them:
+#: `facts_bytes` leaves out those at the end, most pages' (3% of the benchmark vault's facts).
+_HEAD_EMPTY = ("", None, (), None, (), (), (), ())
 
 
 def facts_bytes(facts: PageFacts) -> bytes:
@@ -68,10 +71,14 @@ def facts_bytes(facts: PageFacts) -> bytes:
     ordinal), so a query that needs a few thousand files' facts decodes only those, and a
     changed file re-encodes only its own. The mentions come last, after the size of what comes
     before them: a pass that needs only the rest (`firstpass`, of the pages beside the journals)
-    decodes a fifth as much."""
+    decodes them in a fifth of the time."""
     day = facts.date.toordinal() if facts.date is not None else None
-    head = marshal.dumps((facts.title, day, *facts[2:6], *facts[7:]))
-    return _HEAD_SIZE.pack(len(head)) + head + marshal.dumps(facts.mentions)
+    head = (facts.title, day, *facts[2:6], *facts[7:])
+    end = len(head)
+    while end > 2 and head[end - 1] == _HEAD_EMPTY[end - 1]:
+        end -= 1
+    data = marshal.dumps(head[:end])
+    return _HEAD_SIZE.pack(len(data)) + data + marshal.dumps(facts.mentions)
 
 
 def facts_from(data: bytes, mentions: bool = True) -> PageFacts:
@@ -82,8 +89,9 @@ def facts_from(data: bytes, mentions: bool = True) -> PageFacts:
         view = memoryview(data)[_HEAD_SIZE.size :]
         fields = marshal.loads(view)  # what follows the head is not read
         found = marshal.loads(view[size:]) if mentions else ()
-        if type(fields) is not tuple or type(found) is not tuple:
+        if type(fields) is not tuple or len(fields) < 2 or type(found) is not tuple:
             raise ValueError("not page facts")
+        fields += _HEAD_EMPTY[len(fields) :]
         title, day, aliases, tombstone, ids, templates, meta, spelled = fields  # or ValueError
         date = None if day is None else dt.date.fromordinal(day)
         return PageFacts(title, date, aliases, tombstone, ids, templates, found, meta, spelled)

@@ -27,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from journal_agent import api
 from journal_agent.errors import PageNotFound
-from journal_agent.facts import facts_bytes, facts_from
+from journal_agent.facts import PageFacts, facts_bytes, facts_from
 from journal_agent.index import Index, cache_path, load_index
 from journal_agent.queries import Graph, all_topics
 from journal_agent.vault import open_vault
@@ -326,6 +328,37 @@ def test_old_files_are_not_read_again_on_warm_runs(
     assert index(logseq_vault).rescanned == FILES
     data = marshal.loads(cache_path(open_vault(logseq_vault)).read_bytes())
     assert all(entry[4] is None for entry in data["files"].values())
+
+
+# -- the encoding of a file's facts ------------------------------------------------------------
+
+_names = st.text(max_size=8)
+_some = st.lists(_names, max_size=2).map(tuple)
+_mention = st.tuples(_names, st.integers(0, 10**6), st.booleans(), _names)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.builds(
+        PageFacts,
+        _names,
+        st.none() | st.dates(),
+        _some,
+        st.none() | _names,
+        _some,
+        _some,
+        st.lists(_mention, max_size=3).map(tuple),
+        _some,
+        _some,
+    )
+)
+@example(PageFacts("a page", None, (), "", (), (), (), (), ()))  # its tombstone empty, not none
+def test_facts_read_back_as_encoded_with_or_without_their_mentions(facts: PageFacts) -> None:
+    """The fields a page leaves empty are left out of the encoding and read back as they were
+    (an empty tombstone is not no tombstone); without mentions, the rest is the same."""
+    data = facts_bytes(facts)
+    assert facts_from(data) == facts
+    assert facts_from(data, mentions=False) == facts._replace(mentions=())
 
 
 # -- a corrupt or foreign cache --------------------------------------------------------------------
