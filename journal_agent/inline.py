@@ -96,8 +96,8 @@ _PUNCT = r" \t\n\r\f!-/:-@\[-`{-~"
 # the last character before them (``a\n_b #c_`` has the tag "c_"; ``a \n_b #c_`` is emphasis);
 # after the text's start, or line breaks only, it opens. (It looks through three line breaks at
 # most: Python's lookbehinds are of fixed width.)
-_WORD = r"[^" + _PUNCT.replace("\\n", "") + r"\n]"
-_UNDERSCORE_OPENS = rf"(?<![^{_PUNCT}])(?<!{_WORD}\n)(?<!{_WORD}\n\n)(?<!{_WORD}\n\n\n)"
+_WORD = rf"[^{_PUNCT}]"
+_UNDERSCORE_OPENS = rf"(?<!{_WORD})(?<!{_WORD}\n)(?<!{_WORD}\n\n)(?<!{_WORD}\n\n\n)"
 _EM = (
     rf"(?P<em>(?P<emd>\*\*\*|\*\*|\*|~~|\^\^|==)(?={_NONSPACE})(?!(?P=emd))(?P<emt>{_EM_TEXT})"
     rf"(?:(?<={_NONSPACE})(?P=emd)|(?P=emd)(?=[*~^=]|\Z)))"
